@@ -17,6 +17,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 #define ZCOLL_VERSION_MAJOR 0
 #define ZCOLL_VERSION_MINOR 1
@@ -159,6 +162,9 @@ const zcoll_stream_info *zcoll_reader_info(const zcoll_reader *reader);
 int zcoll_reader_chunk(zcoll_reader *reader, size_t k, void *out);
 void zcoll_reader_close(zcoll_reader **reader);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

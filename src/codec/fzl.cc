@@ -1,0 +1,441 @@
+#include "codec/fzl.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+
+namespace zcoll::fzl {
+
+// ------------------------------------------------------------ ISA selection
+
+const Kernels& select_kernels() {
+  static const Kernels* best = [] {
+    const Kernels* avx2 = avx2_kernels();
+#if defined(__x86_64__)
+    if (avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) return avx2;
+#endif
+    (void)avx2;
+    return &generic_kernels();
+  }();
+  // Read on every call (cheap next to a chunk) so tests can compare ISAs in one process.
+  const char* isa = std::getenv("ZCOLL_ISA");
+  if (isa && std::strcmp(isa, "generic") == 0) return generic_kernels();
+  return *best;
+}
+
+// ---------------------------------------------------------- scratch memory
+
+namespace {
+
+// Per-thread working memory, kept between calls (OpenMP threads persist) so that a
+// codec called in a loop allocates only when a larger chunk length first appears.
+struct ThreadScratch {
+  static constexpr size_t kQPad = 8;  // zeros before q[0]: the 1-D encoder reads q[-1], q[-2]
+  std::unique_ptr<int32_t[]> q, r;
+  std::unique_ptr<uint32_t[]> exact;
+  std::unique_ptr<const uint8_t*[]> exact_src;
+  std::unique_ptr<uint8_t[]> staging;  // an encoded chunk that may not fit in place
+  size_t values = 0, staging_bytes = 0;
+  ChunkScratch view;
+
+  ChunkScratch& get(size_t chunk_len, size_t esize) {
+    if (values < chunk_len) {
+      const size_t blocks = (chunk_len + kBlock - 1) / kBlock;
+      q.reset(new int32_t[chunk_len + kQPad]());
+      r.reset(new int32_t[chunk_len]);
+      exact.reset(new uint32_t[blocks]);
+      exact_src.reset(new const uint8_t*[blocks]);
+      values = chunk_len;
+      view = ChunkScratch{q.get() + kQPad, r.get(), exact.get(), exact_src.get(), chunk_len};
+    }
+    const size_t need = encoded_chunk_worst(chunk_len, esize);
+    if (staging_bytes < need) {
+      staging.reset(new uint8_t[need]);
+      staging_bytes = need;
+    }
+    return view;
+  }
+};
+
+ThreadScratch& thread_scratch() {
+  static thread_local ThreadScratch s;
+  return s;
+}
+
+bool valid_eb(double eb) { return std::isfinite(eb) && eb > 0 && eb <= DBL_MAX / 4; }
+
+ChunkGeometry geometry(double eb, int ndims, const size_t* dims) {
+  ChunkGeometry g;
+  g.eb = eb;
+  g.twoeb = 2 * eb;
+  g.inv = 1.0 / g.twoeb;
+  g.ndims = ndims;
+  for (int d = 0; d < 3; ++d) g.extent[d] = dims[d];
+  return g;
+}
+
+// REL bounds need the finite value range; threads split the array and merge.
+void finite_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi) {
+  const Kernels& kern = select_kernels();
+  double mn = INFINITY, mx = -INFINITY;
+#pragma omp parallel num_threads(threads) reduction(min : mn) reduction(max : mx)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num()), nt = static_cast<size_t>(omp_get_num_threads());
+    const size_t b = n * t / nt, e = n * (t + 1) / nt;
+    double l = INFINITY, h = -INFINITY;
+    if (dtype == ZCOLL_FLOAT32) kern.range_f32(static_cast<const float*>(in) + b, e - b, &l, &h);
+    else kern.range_f64(static_cast<const double*>(in) + b, e - b, &l, &h);
+    mn = l < mn ? l : mn;
+    mx = h > mx ? h : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+}
+
+// Encodes chunk k of plan at dst (cap bytes free); the result is either the encoded
+// chunk or, when that is not smaller, the raw values. Returns the index entry.
+int put_chunk(const Plan& plan, const Kernels& kern, size_t k, const uint8_t* in, uint8_t* dst,
+              size_t cap, uint32_t entry[2]) {
+  const size_t n = plan.chunk_values(k), begin = plan.chunk_begin(k);
+  const size_t raw = n * plan.esize;
+  const uint8_t* src = in + begin * plan.esize;
+  ThreadScratch& ts = thread_scratch();
+  ChunkScratch& s = ts.get(plan.chunk_len, plan.esize);
+  const bool in_place = cap >= encoded_chunk_worst(n, plan.esize);
+  uint8_t* target = in_place ? dst : ts.staging.get();
+  const size_t len = plan.dtype == ZCOLL_FLOAT32
+      ? kern.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
+      : kern.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
+  uint32_t size_field;
+  size_t used;
+  if (len < raw) {
+    if (len > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
+    if (!in_place) std::memcpy(dst, target, len);
+    size_field = static_cast<uint32_t>(len);
+    used = len;
+  } else {
+    if (raw > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
+    std::memcpy(dst, src, raw);
+    size_field = static_cast<uint32_t>(raw) | kRawChunkFlag;
+    used = raw;
+  }
+  entry[0] = size_field;
+  entry[1] = checksum(dst, used);
+  return ZCOLL_SUCCESS;
+}
+
+void write_header(const Plan& plan, uint8_t* out) {
+  std::memset(out, 0, kHeaderBytes);
+  std::memcpy(out, kMagic, 4);
+  out[4] = kFormatVersion;
+  out[5] = kCodecFzl;
+  out[6] = static_cast<uint8_t>(plan.dtype);
+  out[7] = static_cast<uint8_t>(plan.ndims);
+  store_u64(out + 8, plan.count);
+  uint64_t ebits;
+  std::memcpy(&ebits, &plan.geom.eb, 8);
+  store_u64(out + 16, ebits);
+  store_u32(out + 24, static_cast<uint32_t>(plan.chunk_len));
+  store_u32(out + 28, static_cast<uint32_t>(plan.nchunks));
+  for (int d = 0; d < 3; ++d) store_u64(out + 32 + 8 * d, plan.dims[d]);
+}
+
+// Covers the header fields before it and the whole index.
+uint32_t header_checksum(const uint8_t* in, size_t nchunks) {
+  return checksum(in, 56, 0x5a43464cull) ^ checksum(in + kHeaderBytes, nchunks * kIndexEntryBytes, 0x494e4458ull);
+}
+
+void seal_header(const Plan& plan, uint8_t* out) { store_u32(out + 56, header_checksum(out, plan.nchunks)); }
+
+size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+}  // namespace
+
+size_t element_size(zcoll_dtype dtype) {
+  return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
+}
+
+int thread_count(int threads, size_t work) {
+  int t = threads > 0 ? threads : omp_get_max_threads();
+  if (static_cast<size_t>(t) > work) t = static_cast<int>(work ? work : 1);
+  return t < 1 ? 1 : t;
+}
+
+size_t compress_bound(size_t count, zcoll_dtype dtype) {
+  const size_t es = element_size(dtype);
+  if (!es) return 0;
+  // Fewest values per chunk (32) gives the most index entries; each chunk is at most raw.
+  const size_t max_chunks = ceil_div(count, kBlock);
+  if (count > (SIZE_MAX - kHeaderBytes) / (es + kIndexEntryBytes)) return 0;
+  return kHeaderBytes + max_chunks * kIndexEntryBytes + count * es;
+}
+
+int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, size_t count, Plan* plan) {
+  if (!p) return ZCOLL_ERR_ARG;
+  if (p->codec != ZCOLL_CODEC_FZL) return ZCOLL_ERR_CODEC;
+  const size_t es = element_size(dtype);
+  if (!es) return ZCOLL_ERR_DTYPE;
+  if (count > 0 && !in) return ZCOLL_ERR_ARG;
+  if (p->eb_mode != ZCOLL_EB_ABS && p->eb_mode != ZCOLL_EB_REL) return ZCOLL_ERR_ARG;
+  if (!valid_eb(p->eb) || p->threads < 0) return ZCOLL_ERR_ARG;
+  const size_t chunk = p->chunk_len ? p->chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
+  if (chunk % kBlock || chunk < kBlock || chunk > ZCOLL_MAX_CHUNK_LEN) return ZCOLL_ERR_ARG;
+  if (ceil_div(count, chunk) > UINT32_MAX) return ZCOLL_ERR_ARG;
+  Plan pl;
+  pl.dtype = dtype;
+  pl.esize = es;
+  pl.count = count;
+  pl.chunk_len = chunk;
+  pl.nchunks = ceil_div(count, chunk);
+  pl.ndims = p->ndims <= 1 ? 1 : p->ndims;
+  if (p->ndims < 0 || p->ndims > 3) return ZCOLL_ERR_ARG;
+  if (pl.ndims == 1) {
+    pl.dims[0] = count;
+  } else {
+    size_t prod = 1;
+    for (int d = 0; d < pl.ndims; ++d) {
+      if (p->dims[d] == 0 || prod > SIZE_MAX / p->dims[d]) return ZCOLL_ERR_ARG;
+      prod *= p->dims[d];
+      pl.dims[d] = p->dims[d];
+    }
+    if (prod != count) return ZCOLL_ERR_ARG;
+  }
+  double eb = p->eb;
+  if (p->eb_mode == ZCOLL_EB_REL) {
+    double lo = 0, hi = 0;
+    const int t = thread_count(p->threads, count / 65536 + 1);
+    finite_range(dtype, in, count, t, &lo, &hi);
+    double range = hi - lo;
+    // A constant field (or no finite value) has no range: bound relative to its magnitude.
+    if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
+    if (!(range > 0)) range = 1.0;
+    eb = p->eb * std::min(range, DBL_MAX);
+    eb = std::min(std::max(eb, DBL_MIN), DBL_MAX / 4);
+  }
+  pl.geom = geometry(eb, pl.ndims, pl.dims);
+  *plan = pl;
+  return ZCOLL_SUCCESS;
+}
+
+// ------------------------------------------------------------------ writer
+
+int Writer::begin(const Plan& plan, const void* in, void* out, size_t out_cap) {
+  if (!out) return ZCOLL_ERR_ARG;
+  if (out_cap < plan.data_offset()) return ZCOLL_ERR_BUFFER_TOO_SMALL;
+  plan_ = plan;
+  in_ = static_cast<const uint8_t*>(in);
+  out_ = static_cast<uint8_t*>(out);
+  cap_ = out_cap;
+  pos_ = plan.data_offset();
+  next_ = 0;
+  write_header(plan_, out_);
+  return ZCOLL_SUCCESS;
+}
+
+int Writer::next(bool* done) {
+  if (next_ < plan_.nchunks) {
+    uint32_t entry[2];
+    const int rc = put_chunk(plan_, select_kernels(), next_, in_, out_ + pos_, cap_ - pos_, entry);
+    if (rc) return rc;
+    uint8_t* idx = out_ + kHeaderBytes + next_ * kIndexEntryBytes;
+    store_u32(idx, entry[0]);
+    store_u32(idx + 4, entry[1]);
+    pos_ += entry[0] & ~kRawChunkFlag;
+    ++next_;
+  }
+  if (done) *done = next_ == plan_.nchunks;
+  return ZCOLL_SUCCESS;
+}
+
+int Writer::finish(size_t* out_size) {
+  bool done = next_ == plan_.nchunks;
+  while (!done) {
+    const int rc = next(&done);
+    if (rc) return rc;
+  }
+  seal_header(plan_, out_);
+  *out_size = pos_;
+  return ZCOLL_SUCCESS;
+}
+
+// ------------------------------------------------------------------ reader
+
+int Reader::open(const void* in_v, size_t in_size) {
+  const uint8_t* in = static_cast<const uint8_t*>(in_v);
+  if (!in) return ZCOLL_ERR_ARG;
+  if (in_size < kHeaderBytes || std::memcmp(in, kMagic, 4) != 0) return ZCOLL_ERR_CORRUPT;
+  if (in[4] != kFormatVersion) return ZCOLL_ERR_VERSION;
+  Plan pl;
+  const uint8_t codec = in[5], dtype = in[6], ndims = in[7];
+  pl.count = load_u64(in + 8);
+  double eb;
+  const uint64_t ebits = load_u64(in + 16);
+  std::memcpy(&eb, &ebits, 8);
+  pl.chunk_len = load_u32(in + 24);
+  pl.nchunks = load_u32(in + 28);
+  for (int d = 0; d < 3; ++d) pl.dims[d] = load_u64(in + 32 + 8 * d);
+  if (codec != kCodecFzl || (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64) || ndims < 1 || ndims > 3 ||
+      !valid_eb(eb) || pl.chunk_len < kBlock || pl.chunk_len > ZCOLL_MAX_CHUNK_LEN || pl.chunk_len % kBlock ||
+      pl.nchunks != ceil_div(pl.count, pl.chunk_len) || load_u32(in + 60) != 0)
+    return ZCOLL_ERR_CORRUPT;
+  pl.dtype = static_cast<zcoll_dtype>(dtype);
+  pl.esize = element_size(pl.dtype);
+  pl.ndims = ndims;
+  if (ndims == 1) {
+    if (pl.dims[0] != pl.count || pl.dims[1] || pl.dims[2]) return ZCOLL_ERR_CORRUPT;
+  } else {
+    size_t prod = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (d < ndims) {
+        if (pl.dims[d] == 0 || prod > SIZE_MAX / pl.dims[d]) return ZCOLL_ERR_CORRUPT;
+        prod *= pl.dims[d];
+      } else if (pl.dims[d]) {
+        return ZCOLL_ERR_CORRUPT;
+      }
+    }
+    if (prod != pl.count) return ZCOLL_ERR_CORRUPT;
+  }
+  if (pl.nchunks > (in_size - kHeaderBytes) / kIndexEntryBytes) return ZCOLL_ERR_CORRUPT;
+  if (header_checksum(in, pl.nchunks) != load_u32(in + 56)) return ZCOLL_ERR_CORRUPT;
+  pl.geom = geometry(eb, pl.ndims, pl.dims);
+  std::vector<size_t> off(pl.nchunks + 1);
+  size_t pos = pl.data_offset();
+  for (size_t k = 0; k < pl.nchunks; ++k) {
+    off[k] = pos;
+    const uint32_t field = load_u32(in + kHeaderBytes + k * kIndexEntryBytes);
+    const size_t n = pl.chunk_values(k), len = field & ~kRawChunkFlag;
+    if (field & kRawChunkFlag) {
+      if (len != n * pl.esize) return ZCOLL_ERR_CORRUPT;
+    } else if (len == 0 || len >= n * pl.esize) {
+      return ZCOLL_ERR_CORRUPT;
+    }
+    if (len > in_size - pos) return ZCOLL_ERR_CORRUPT;
+    pos += len;
+  }
+  if (pos != in_size) return ZCOLL_ERR_CORRUPT;
+  off[pl.nchunks] = pos;
+  plan_ = pl;
+  in_ = in;
+  size_ = in_size;
+  offset_ = std::move(off);
+  return ZCOLL_SUCCESS;
+}
+
+int Reader::chunk(size_t k, void* out) const {
+  if (k >= plan_.nchunks || !out) return ZCOLL_ERR_ARG;
+  const uint8_t* src = in_ + offset_[k];
+  const size_t len = offset_[k + 1] - offset_[k];
+  const uint8_t* entry = in_ + kHeaderBytes + k * kIndexEntryBytes;
+  if (checksum(src, len) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
+  const size_t n = plan_.chunk_values(k), begin = plan_.chunk_begin(k);
+  uint8_t* dst = static_cast<uint8_t*>(out) + begin * plan_.esize;
+  if (load_u32(entry) & kRawChunkFlag) {
+    std::memcpy(dst, src, len);
+    return ZCOLL_SUCCESS;
+  }
+  const Kernels& kern = select_kernels();
+  ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize);
+  const uint8_t* end = in_ + size_;
+  const bool ok = plan_.dtype == ZCOLL_FLOAT32
+      ? kern.decode_f32(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<float*>(dst))
+      : kern.decode_f64(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<double*>(dst));
+  return ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
+}
+
+// ------------------------------------------------------- whole buffers
+
+int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, void* out,
+             size_t out_cap, size_t* out_size, double* eb_abs_out) {
+  if (!out_size || !out) return ZCOLL_ERR_ARG;
+  Plan plan;
+  int rc = make_plan(params, dtype, in, count, &plan);
+  if (rc) return rc;
+  if (eb_abs_out) *eb_abs_out = plan.geom.eb;
+  const int threads = thread_count(params->threads, plan.nchunks);
+  const size_t raw_layout = plan.data_offset() + count * plan.esize;
+  if (threads <= 1 || out_cap < raw_layout) {
+    // One pass in order; also the path for outputs smaller than the raw layout.
+    Writer w;
+    if ((rc = w.begin(plan, in, out, out_cap))) return rc;
+    return w.finish(out_size);
+  }
+  // Each thread owns the chunks of a contiguous range and writes them into that
+  // range's share of the raw layout (every chunk is at most raw, so shares never
+  // overflow); then the shares are slid down into place, in order.
+  uint8_t* o = static_cast<uint8_t*>(out);
+  const uint8_t* src = static_cast<const uint8_t*>(in);
+  write_header(plan, o);
+  std::vector<size_t> first(threads + 1), used(threads, 0);
+  for (int t = 0; t <= threads; ++t) first[t] = plan.nchunks * t / threads;
+  std::atomic<int> error{ZCOLL_SUCCESS};
+  const Kernels& kern = select_kernels();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    try {
+      const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
+      const size_t slot_end = first[t + 1] < plan.nchunks
+          ? plan.data_offset() + plan.chunk_begin(first[t + 1]) * plan.esize : raw_layout;
+      size_t pos = slot_begin;
+      for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
+        uint32_t entry[2];
+        const int r = put_chunk(plan, kern, k, src, o + pos, slot_end - pos, entry);
+        if (r) {
+          error.store(r);
+          break;
+        }
+        store_u32(o + kHeaderBytes + k * kIndexEntryBytes, entry[0]);
+        store_u32(o + kHeaderBytes + k * kIndexEntryBytes + 4, entry[1]);
+        pos += entry[0] & ~kRawChunkFlag;
+      }
+      used[t] = pos - slot_begin;
+    } catch (const std::bad_alloc&) {
+      error.store(ZCOLL_ERR_NO_MEMORY);
+    }
+  }
+  if (error.load()) return error.load();
+  size_t pos = plan.data_offset();
+  for (int t = 0; t < threads; ++t) {
+    const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
+    if (pos != slot_begin) std::memmove(o + pos, o + slot_begin, used[t]);
+    pos += used[t];
+  }
+  seal_header(plan, o);
+  *out_size = pos;
+  return ZCOLL_SUCCESS;
+}
+
+int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads) {
+  if (!in || threads < 0) return ZCOLL_ERR_ARG;
+  if (!element_size(dtype)) return ZCOLL_ERR_DTYPE;
+  Reader reader;
+  int rc = reader.open(in, in_size);
+  if (rc) return rc;
+  const Plan& plan = reader.plan();
+  if (plan.dtype != dtype || plan.count != count) return ZCOLL_ERR_MISMATCH;
+  if (count > 0 && !out) return ZCOLL_ERR_ARG;
+  const int t = thread_count(threads, plan.nchunks);
+  std::atomic<int> error{ZCOLL_SUCCESS};
+#pragma omp parallel for schedule(static) num_threads(t)
+  for (size_t k = 0; k < plan.nchunks; ++k) {
+    if (error.load(std::memory_order_relaxed)) continue;
+    int r;
+    try {
+      r = reader.chunk(k, out);
+    } catch (const std::bad_alloc&) {
+      r = ZCOLL_ERR_NO_MEMORY;
+    }
+    if (r) error.store(r);
+  }
+  return error.load();
+}
+
+}  // namespace zcoll::fzl

@@ -1,0 +1,74 @@
+// The fzl engine: plans, the chunk writer and reader, and whole-buffer
+// compress/decompress with OpenMP over chunks. The C API in stream_api.cc wraps it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "codec/fzl_format.h"
+#include "codec/fzl_kernels.h"
+#include "zcoll.h"
+
+namespace zcoll::fzl {
+
+struct Plan {
+  zcoll_dtype dtype = ZCOLL_FLOAT32;
+  size_t esize = 4;
+  size_t count = 0;
+  size_t chunk_len = 0;
+  size_t nchunks = 0;
+  int ndims = 1;
+  size_t dims[3] = {0, 0, 0};
+  ChunkGeometry geom;
+
+  size_t index_offset() const { return kHeaderBytes; }
+  size_t data_offset() const { return kHeaderBytes + nchunks * kIndexEntryBytes; }
+  size_t chunk_begin(size_t k) const { return k * chunk_len; }
+  size_t chunk_values(size_t k) const {
+    const size_t b = chunk_begin(k);
+    return count - b < chunk_len ? count - b : chunk_len;
+  }
+};
+
+size_t element_size(zcoll_dtype dtype);  // 0 when unknown
+// Validates params and builds a plan; resolves a REL bound with a pass over `in`.
+int make_plan(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, Plan* plan);
+// Threads to use for `threads` (0 = the OpenMP default), never more than `work` items.
+int thread_count(int threads, size_t work);
+
+// Compresses chunks in order into one output buffer.
+class Writer {
+ public:
+  int begin(const Plan& plan, const void* in, void* out, size_t out_cap);
+  int next(bool* done);
+  int finish(size_t* out_size);
+  size_t nchunks() const { return plan_.nchunks; }
+
+ private:
+  Plan plan_;
+  const uint8_t* in_ = nullptr;
+  uint8_t* out_ = nullptr;
+  size_t cap_ = 0, pos_ = 0, next_ = 0;
+};
+
+// Validates a stream once and then decodes any chunk on demand.
+class Reader {
+ public:
+  int open(const void* in, size_t in_size);
+  int chunk(size_t k, void* out) const;  // out: the whole array
+  const Plan& plan() const { return plan_; }
+  size_t stream_bytes() const { return size_; }
+
+ private:
+  Plan plan_;
+  const uint8_t* in_ = nullptr;
+  size_t size_ = 0;
+  std::vector<size_t> offset_;  // nchunks + 1 byte offsets into in_
+};
+
+int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count,
+             void* out, size_t out_cap, size_t* out_size, double* eb_abs_out);
+int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads);
+size_t compress_bound(size_t count, zcoll_dtype dtype);
+
+}  // namespace zcoll::fzl

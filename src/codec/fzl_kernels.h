@@ -1,0 +1,47 @@
+// Chunk kernels of the fzl codec. The same source (fzl_kernels_impl.h) is compiled
+// once for baseline x86-64 and once for AVX2; fzl.cc picks one at run time. Both
+// produce bit-identical streams and outputs: all arithmetic is integer or single
+// IEEE operations in double, with contraction disabled.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/fzl_format.h"
+
+namespace zcoll::fzl {
+
+// Per-thread working memory for one chunk, reused across chunks and calls.
+struct ChunkScratch {
+  int32_t* q = nullptr;    // quantized integers, chunk_len; q[-2] and q[-1] exist and are 0
+  int32_t* r = nullptr;    // residuals, chunk_len
+  uint32_t* exact = nullptr;  // per-block masks of values stored exactly
+  const uint8_t** exact_src = nullptr;  // decode: where each block's exact values are
+  size_t capacity = 0;
+};
+
+struct Kernels {
+  const char* name;
+  // min and max over the finite values of x (lo > hi when there are none)
+  void (*range_f32)(const float* x, size_t n, double* lo, double* hi);
+  void (*range_f64)(const double* x, size_t n, double* lo, double* hi);
+  // Encode n values (global offset `begin` in the array, for shape-aware prediction)
+  // into out, which has room for encoded_chunk_worst(n, sizeof(T)). Returns bytes.
+  size_t (*encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g,
+                       ChunkScratch& s, uint8_t* out);
+  size_t (*encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g,
+                       ChunkScratch& s, uint8_t* out);
+  // Decode an encoded chunk of exactly `bytes` bytes. Reads stay inside
+  // [in, buffer_end) (bytes past the chunk are used only as slack for wide loads).
+  // Returns false if the chunk is malformed; out may then hold partial results.
+  bool (*decode_f32)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n,
+                     size_t begin, const ChunkGeometry& g, ChunkScratch& s, float* out);
+  bool (*decode_f64)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n,
+                     size_t begin, const ChunkGeometry& g, ChunkScratch& s, double* out);
+};
+
+const Kernels& generic_kernels();
+const Kernels* avx2_kernels();  // nullptr when not compiled in
+// AVX2 when the CPU has it, unless the environment says ZCOLL_ISA=generic.
+const Kernels& select_kernels();
+
+}  // namespace zcoll::fzl

@@ -1,0 +1,611 @@
+// Chunk kernels of the fzl codec, written once and compiled per ISA: each
+// fzl_kernels_<isa>.cc includes this file inside its own namespace. Integer
+// arithmetic on residuals wraps (uint32), which keeps prediction invertible for any
+// |q| < 2^31 and stays linear in q. No standard headers here: the including file
+// provides them.
+
+// ------------------------------------------------------------------ helpers
+
+// Branch-free: residual signs are a coin toss, and a branch here mispredicts half the time.
+inline uint32_t magnitude(uint32_t u) {
+  const uint32_t s = static_cast<uint32_t>(static_cast<int32_t>(u) >> 31);
+  return (u ^ s) - s;
+}
+inline unsigned bit_length(uint32_t v) { return v ? 32u - static_cast<unsigned>(__builtin_clz(v)) : 0u; }
+
+template <class T>
+inline bool quantize_value(T x, const ChunkGeometry& g, int32_t& q) {
+  const double v = static_cast<double>(x) * g.inv;
+  if (!(std::fabs(v) <= kQuantLimit)) return false;  // also NaN and Inf
+  const double rq = std::nearbyint(v);
+  const T rec = static_cast<T>(rq * g.twoeb);
+  if (!(std::fabs(static_cast<double>(x) - static_cast<double>(rec)) <= g.eb)) return false;
+  q = static_cast<int32_t>(rq);
+  return true;
+}
+
+template <class T>
+inline T dequantize_value(int32_t q, double twoeb) {
+  return static_cast<T>(static_cast<double>(q) * twoeb);
+}
+
+// Quantizes one block of up to 32 values; returns the mask of values that must be
+// stored exactly (their q is left 0 here; see fill_block_placeholders).
+template <class T>
+inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
+  uint32_t mask = 0;
+  for (unsigned k = 0; k < len; ++k) {
+    int32_t qk = 0;
+    if (!quantize_value(x[k], g, qk)) mask |= 1u << k;
+    q[k] = qk;
+  }
+  return mask;
+}
+
+#if defined(__AVX2__)
+inline __m256i zero_lanes(__m256i v, uint32_t lanes) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i sel = _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(lanes)), bit);
+  return _mm256_andnot_si256(_mm256_cmpeq_epi32(sel, bit), v);
+}
+
+// Eight values (as two halves of four doubles): scale, round half-even, convert;
+// returns the lanes out of range (or NaN/Inf) in `bad`.
+inline __m256i quantize8(__m256d xa, __m256d xb, const ChunkGeometry& g, uint32_t& bad) {
+  const __m256d inv = _mm256_set1_pd(g.inv), lim = _mm256_set1_pd(kQuantLimit),
+                absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+  __m256d va = _mm256_mul_pd(xa, inv), vb = _mm256_mul_pd(xb, inv);
+  const __m256d oka = _mm256_cmp_pd(_mm256_and_pd(va, absmask), lim, _CMP_LE_OQ);
+  const __m256d okb = _mm256_cmp_pd(_mm256_and_pd(vb, absmask), lim, _CMP_LE_OQ);
+  va = _mm256_and_pd(_mm256_round_pd(va, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), oka);
+  vb = _mm256_and_pd(_mm256_round_pd(vb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), okb);
+  bad = ~(static_cast<uint32_t>(_mm256_movemask_pd(oka)) | (static_cast<uint32_t>(_mm256_movemask_pd(okb)) << 4)) & 0xffu;
+  return _mm256_set_m128i(_mm256_cvtpd_epi32(vb), _mm256_cvtpd_epi32(va));
+}
+
+// Lanes whose rebuilt value (ra, rb, already rounded to the element type) is off by more than eb.
+inline uint32_t check8(__m256d ra, __m256d rb, __m256d xa, __m256d xb, const ChunkGeometry& g) {
+  const __m256d eb = _mm256_set1_pd(g.eb),
+                absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+  const __m256d ea = _mm256_and_pd(_mm256_sub_pd(xa, ra), absmask);
+  const __m256d eb2 = _mm256_and_pd(_mm256_sub_pd(xb, rb), absmask);
+  const uint32_t ok = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(ea, eb, _CMP_LE_OQ))) |
+                      (static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(eb2, eb, _CMP_LE_OQ))) << 4);
+  return ~ok & 0xffu;
+}
+
+template <class T>
+inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t* q) {
+  const __m256d twoeb = _mm256_set1_pd(g.twoeb);
+  uint32_t mask = 0;
+  for (unsigned j = 0; j < kBlock; j += 8) {
+    __m256d xa, xb;
+    if constexpr (sizeof(T) == 4) {
+      const __m256 xf = _mm256_loadu_ps(reinterpret_cast<const float*>(x) + j);
+      xa = _mm256_cvtps_pd(_mm256_castps256_ps128(xf));
+      xb = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
+    } else {
+      xa = _mm256_loadu_pd(reinterpret_cast<const double*>(x) + j);
+      xb = _mm256_loadu_pd(reinterpret_cast<const double*>(x) + j + 4);
+    }
+    uint32_t bad;
+    __m256i qi = quantize8(xa, xb, g, bad);
+    __m256d ra = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(qi)), twoeb);
+    __m256d rb = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(qi, 1)), twoeb);
+    if constexpr (sizeof(T) == 4) {  // the decoder rounds to float; check what it will produce
+      ra = _mm256_cvtps_pd(_mm256_cvtpd_ps(ra));
+      rb = _mm256_cvtps_pd(_mm256_cvtpd_ps(rb));
+    }
+    bad |= check8(ra, rb, xa, xb, g);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + j), zero_lanes(qi, bad));
+    mask |= bad << j;
+  }
+  return mask;
+}
+
+template <>
+inline uint32_t quantize_block<float>(const float* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
+  if (len == kBlock) return quantize_block_avx2(x, g, q);
+  uint32_t mask = 0;
+  for (unsigned k = 0; k < len; ++k) {
+    int32_t qk = 0;
+    if (!quantize_value(x[k], g, qk)) mask |= 1u << k;
+    q[k] = qk;
+  }
+  return mask;
+}
+template <>
+inline uint32_t quantize_block<double>(const double* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
+  if (len == kBlock) return quantize_block_avx2(x, g, q);
+  uint32_t mask = 0;
+  for (unsigned k = 0; k < len; ++k) {
+    int32_t qk = 0;
+    if (!quantize_value(x[k], g, qk)) mask |= 1u << k;
+    q[k] = qk;
+  }
+  return mask;
+}
+#endif
+
+// Values stored exactly get the placeholder q[i] = q[i-1] (0 at the chunk start),
+// which keeps the prediction chain linear in q.
+inline void fill_block_placeholders(int32_t* q, size_t i, uint32_t mask) {
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const size_t k = i + static_cast<size_t>(__builtin_ctz(m));
+    q[k] = k ? q[k - 1] : 0;
+  }
+}
+
+// -------------------------------------------------- shape-aware prediction
+//
+// Lorenzo over the dimensions in which the neighbours exist: a dimension counts
+// when the coordinate is > 0 and the whole Lorenzo cube lies inside the chunk;
+// otherwise the slowest dimension is dropped first. So a chunk never looks outside
+// itself, and the first rows or planes of a chunk fall back to lower-order Lorenzo.
+
+struct LorenzoTerms {
+  size_t count = 0;
+  size_t off[7];
+  int sign[7];
+};
+
+struct NdPredictor {
+  int nd;                 // number of dims, fastest first in s[] and e[]
+  size_t s[3], e[3];      // strides and extents, fastest first
+  size_t c[3];            // coordinates of the current element
+  size_t reach[8];        // sum of strides of each subset
+  LorenzoTerms terms[8];
+
+  NdPredictor(const ChunkGeometry& g, size_t begin) {
+    nd = g.ndims;
+    for (int d = 0; d < nd; ++d) {
+      e[d] = g.extent[nd - 1 - d];
+      s[d] = d == 0 ? 1 : s[d - 1] * e[d - 1];
+    }
+    size_t rest = begin;
+    for (int d = 0; d < nd; ++d) { c[d] = rest % e[d]; rest /= e[d]; }
+    for (unsigned m = 0; m < (1u << nd); ++m) {
+      reach[m] = 0;
+      for (int d = 0; d < nd; ++d) if (m & (1u << d)) reach[m] += s[d];
+      LorenzoTerms& t = terms[m];
+      for (unsigned sub = m; sub; sub = (sub - 1) & m) {
+        t.off[t.count] = reach[sub];
+        t.sign[t.count] = (__builtin_popcount(sub) & 1) ? 1 : -1;
+        ++t.count;
+      }
+    }
+  }
+  // Prediction for chunk-relative element i; advances the coordinates.
+  uint32_t next(const int32_t* q, size_t i) {
+    unsigned m = 0;
+    for (int d = 0; d < nd; ++d) if (c[d] > 0) m |= 1u << d;
+    while (m && reach[m] > i) m &= ~(1u << (31 - __builtin_clz(m)));
+    const LorenzoTerms& t = terms[m];
+    uint32_t p = 0;
+    for (size_t k = 0; k < t.count; ++k)
+      p += static_cast<uint32_t>(t.sign[k]) * static_cast<uint32_t>(q[i - t.off[k]]);
+    for (int d = 0; d < nd; ++d) {
+      if (++c[d] < e[d]) break;
+      c[d] = 0;
+    }
+    return p;
+  }
+};
+
+// ------------------------------------------------------------- bit packing
+
+// Branch-free: stores a word every value and advances only when it is full. Writes up to
+// 4 bytes past the packed bits, which the block's worst-case size leaves room for.
+inline uint8_t* pack_bits(const uint32_t* m, unsigned n, unsigned b, uint8_t* p) {
+  uint64_t acc = 0;
+  unsigned nbits = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    acc |= static_cast<uint64_t>(m[i]) << nbits;
+    nbits += b;
+    store_u32(p, static_cast<uint32_t>(acc));
+    const unsigned full = nbits >> 5;  // 0 or 1
+    p += 4 * full;
+    acc >>= 32 * full;
+    nbits -= 32 * full;
+  }
+  store_u32(p, static_cast<uint32_t>(acc));
+  return p + (nbits + 7) / 8;
+}
+
+// Needs 8 readable bytes past the last byte that holds a value.
+inline void unpack_bits(const uint8_t* p, unsigned n, unsigned b, uint32_t signs, int32_t* r) {
+  const uint64_t mask = (uint64_t{1} << b) - 1;
+  for (unsigned i = 0; i < n; ++i) {
+    const size_t bit = static_cast<size_t>(i) * b;
+    const uint32_t m = static_cast<uint32_t>((load_u64(p + (bit >> 3)) >> (bit & 7)) & mask);
+    const uint32_t neg = 0u - ((signs >> i) & 1u);
+    r[i] = static_cast<int32_t>((m ^ neg) - neg);
+  }
+}
+
+// Full blocks with a compile-time code length: every shift and word index is a
+// constant, so the 32 values pack into B words without a loop-carried bit counter.
+template <unsigned B>
+void pack32(const uint32_t* m, uint8_t* p) {
+  uint32_t w[B] = {};
+#pragma GCC unroll 32
+  for (unsigned i = 0; i < 32; ++i) {
+    const unsigned bit = i * B, word = bit / 32, sh = bit % 32;
+    w[word] |= m[i] << sh;
+    if (sh + B > 32) w[word + 1] |= m[i] >> (32 - sh);
+  }
+  std::memcpy(p, w, 4 * B);
+}
+
+template <unsigned B>
+void unpack32(const uint8_t* p, uint32_t signs, int32_t* r) {
+  uint32_t w[B + 1];
+  std::memcpy(w, p, 4 * B);
+  w[B] = 0;
+  constexpr uint32_t mask = B == 32 ? 0xffffffffu : (1u << B) - 1;
+#pragma GCC unroll 32
+  for (unsigned i = 0; i < 32; ++i) {
+    const unsigned bit = i * B, word = bit / 32, sh = bit % 32;
+    uint32_t v = w[word] >> sh;
+    if (sh + B > 32) v |= w[word + 1] << (32 - sh);
+    v &= mask;
+    const uint32_t neg = 0u - ((signs >> i) & 1u);
+    r[i] = static_cast<int32_t>((v ^ neg) - neg);
+  }
+}
+
+using Pack32Fn = void (*)(const uint32_t*, uint8_t*);
+using Unpack32Fn = void (*)(const uint8_t*, uint32_t, int32_t*);
+
+template <unsigned... Bs>
+struct BlockCoders {
+  static constexpr Pack32Fn pack[] = {nullptr, &pack32<Bs>...};
+  static constexpr Unpack32Fn unpack[] = {nullptr, &unpack32<Bs>...};
+};
+using Coders = BlockCoders<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+                           24, 25, 26, 27, 28, 29, 30, 31, 32>;
+
+#if defined(__AVX2__)
+// Unpacks 8 values of b <= 25 bits: they occupy exactly b bytes starting at p.
+struct Unpack8Tables {
+  alignas(32) uint8_t shuffle[26][32];
+  alignas(32) uint32_t shift[26][8];
+  Unpack8Tables() {
+    for (unsigned b = 1; b <= 25; ++b) {
+      for (unsigned j = 0; j < 8; ++j) {
+        const unsigned half = j / 4;
+        const unsigned base = half ? (4 * b) / 8 : 0;  // byte where the upper half's load starts
+        const unsigned bit = j * b - base * 8;
+        shift[b][j] = bit & 7;
+        for (unsigned k = 0; k < 4; ++k) {
+          const unsigned byte = bit / 8 + k;
+          shuffle[b][half * 16 + (j % 4) * 4 + k] = static_cast<uint8_t>(byte < 16 ? byte : 0x80);
+        }
+      }
+    }
+  }
+};
+inline const Unpack8Tables& unpack8_tables() {
+  static const Unpack8Tables t;
+  return t;
+}
+
+inline void unpack32_avx2(const uint8_t* p, unsigned b, uint32_t signs, int32_t* r) {
+  const Unpack8Tables& t = unpack8_tables();
+  const __m256i shuf = _mm256_load_si256(reinterpret_cast<const __m256i*>(t.shuffle[b]));
+  const __m256i sh = _mm256_load_si256(reinterpret_cast<const __m256i*>(t.shift[b]));
+  const __m256i mask = _mm256_set1_epi32(static_cast<int>((1u << b) - 1));
+  const __m256i lanebit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const unsigned upper = (4 * b) / 8;
+  for (unsigned g = 0; g < 4; ++g, p += b) {
+    __m256i raw = _mm256_setr_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + upper)));
+    __m256i v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(raw, shuf), sh), mask);
+    __m256i neg = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_set1_epi32(static_cast<int>((signs >> (8 * g)) & 0xff)), lanebit), lanebit);
+    v = _mm256_sub_epi32(_mm256_xor_si256(v, neg), neg);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 8 * g), v);
+  }
+}
+#endif
+
+// ------------------------------------------------------------------ encode
+
+template <class T>
+uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T* x, bool alt,
+                      uint8_t* p) {
+  uint32_t mags[kBlock];
+  uint32_t any = 0, signs = 0;
+#if defined(__AVX2__)
+  if (n == kBlock) {
+    __m256i acc = _mm256_setzero_si256();
+    for (unsigned g = 0; g < 4; ++g) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + 8 * g));
+      const __m256i m = _mm256_abs_epi32(v);  // |INT32_MIN| stays 2^31 as unsigned
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(mags + 8 * g), m);
+      acc = _mm256_or_si256(acc, m);
+      signs |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(v))) << (8 * g);
+    }
+    __m128i a = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0x4e));
+    a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0xb1));
+    any = static_cast<uint32_t>(_mm_cvtsi128_si32(a));
+  } else
+#endif
+  for (unsigned i = 0; i < n; ++i) {
+    const uint32_t u = static_cast<uint32_t>(r[i]);
+    mags[i] = magnitude(u);
+    any |= mags[i];
+    signs |= (u >> 31) << i;
+  }
+  const unsigned b = bit_length(any);
+  *p++ = static_cast<uint8_t>(b | (exact_mask ? kTagExact : 0u) | (alt ? kTagAltPredictor : 0u));
+  if (b) {
+    store_u32(p, signs);
+    if (n == kBlock) {
+      Coders::pack[b](mags, p + 4);
+      p += 4 + 4 * b;
+    } else {
+      p = pack_bits(mags, n, b, p + 4);
+    }
+  }
+  if (exact_mask) {
+    store_u32(p, exact_mask);
+    p += 4;
+    for (uint32_t m = exact_mask; m; m &= m - 1) {
+      std::memcpy(p, x + __builtin_ctz(m), sizeof(T));
+      p += sizeof(T);
+    }
+  }
+  return p;
+}
+
+template <class T>
+size_t encode_chunk(const T* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                    uint8_t* out) {
+  int32_t* q = s.q;
+  int32_t* r = s.r;
+  uint8_t* p = out;
+  if (g.ndims > 1) {
+    for (size_t i = 0; i < n; i += kBlock) {
+      const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+      s.exact[i / kBlock] = quantize_block(x + i, len, g, q + i);
+      fill_block_placeholders(q, i, s.exact[i / kBlock]);
+    }
+    NdPredictor pred(g, begin);
+    for (size_t i = 0; i < n; ++i)
+      r[i] = static_cast<int32_t>(static_cast<uint32_t>(q[i]) - pred.next(q, i));
+    for (size_t i = 0; i < n; i += kBlock) {
+      const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+      p = encode_block(r + i, len, s.exact[i / kBlock], x + i, false, p);
+    }
+    return static_cast<size_t>(p - out);
+  }
+  // 1-D, one block at a time while it is in L1: quantize, then first- or second-order
+  // differences, whichever needs fewer bits. q[-1] and q[-2] read as 0 (padding).
+  int32_t r1[kBlock], r2[kBlock];
+  for (size_t i = 0; i < n; i += kBlock) {
+    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+    const uint32_t mask = quantize_block(x + i, len, g, q + i);
+    if (mask) fill_block_placeholders(q, i, mask);
+    const uint32_t* qu = reinterpret_cast<const uint32_t*>(q + i);
+    uint32_t any1 = 0, any2 = 0;
+    for (unsigned k = 0; k < len; ++k) {
+      const uint32_t a = qu[k] - qu[static_cast<ptrdiff_t>(k) - 1];
+      const uint32_t c = a - (qu[static_cast<ptrdiff_t>(k) - 1] - qu[static_cast<ptrdiff_t>(k) - 2]);
+      r1[k] = static_cast<int32_t>(a);
+      r2[k] = static_cast<int32_t>(c);
+      any1 |= magnitude(a);
+      any2 |= magnitude(c);
+    }
+    const bool alt = bit_length(any2) < bit_length(any1);
+    p = encode_block(alt ? r2 : r1, len, mask, x + i, alt, p);
+  }
+  return static_cast<size_t>(p - out);
+}
+
+// ------------------------------------------------------------------ decode
+
+// Rebuilds one 1-D block from its residuals and writes the values. q1 and d1 carry
+// q[i-1] and q[i-1] - q[i-2] from block to block.
+template <class T>
+inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q1, uint32_t& d1, double twoeb,
+                          T* out) {
+#if defined(__AVX2__)
+  if (len == kBlock) {
+    auto prefix8 = [](__m256i v) {
+      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+      __m256i t = _mm256_shuffle_epi32(v, 0xff);
+      return _mm256_add_epi32(v, _mm256_permute2x128_si256(t, t, 0x08));
+    };
+    const __m256i last = _mm256_set1_epi32(7);
+    const __m256d scale = _mm256_set1_pd(twoeb);
+    __m256i qc = _mm256_set1_epi32(static_cast<int>(q1)), dc = _mm256_set1_epi32(static_cast<int>(d1));
+    for (unsigned g = 0; g < 4; ++g) {
+      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rb + 8 * g));
+      if (alt) {
+        v = _mm256_add_epi32(prefix8(v), dc);
+        dc = _mm256_permutevar8x32_epi32(v, last);
+      }
+      const __m256i q = _mm256_add_epi32(prefix8(v), qc);
+      qc = _mm256_permutevar8x32_epi32(q, last);
+      const __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), scale);
+      const __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), scale);
+      if constexpr (sizeof(T) == 4) {
+        _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
+                         _mm256_setr_m128(_mm256_cvtpd_ps(lo), _mm256_cvtpd_ps(hi)));
+      } else {
+        _mm256_storeu_pd(reinterpret_cast<double*>(out) + 8 * g, lo);
+        _mm256_storeu_pd(reinterpret_cast<double*>(out) + 8 * g + 4, hi);
+      }
+    }
+    const uint32_t qn = static_cast<uint32_t>(_mm256_cvtsi256_si32(qc));
+    d1 = alt ? static_cast<uint32_t>(_mm256_cvtsi256_si32(dc)) : static_cast<uint32_t>(rb[kBlock - 1]);
+    q1 = qn;
+    return;
+  }
+#endif
+  for (unsigned k = 0; k < len; ++k) {
+    if (alt) {
+      d1 += static_cast<uint32_t>(rb[k]);
+    } else {
+      d1 = static_cast<uint32_t>(rb[k]);
+    }
+    q1 += d1;
+    out[k] = dequantize_value<T>(static_cast<int32_t>(q1), twoeb);
+  }
+}
+
+template <class T>
+bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
+                  const ChunkGeometry& g, ChunkScratch& s, T* out) {
+  const uint8_t* p = in;
+  const uint8_t* const end = in + bytes;
+  int32_t* r = s.r;
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
+  uint32_t q1 = 0, d1 = 0;
+  int32_t* q = s.q;
+  (void)begin;
+  for (size_t blk = 0; blk < nblocks; ++blk) {
+    const size_t i = blk * kBlock;
+    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+    const uint32_t valid = len == 32 ? 0xffffffffu : ((1u << len) - 1);
+    if (p >= end) return false;
+    const unsigned tag = *p++;
+    const unsigned b = tag & kTagBitsMask;
+    if (b > 32) return false;
+    const bool is_alt = (tag & kTagAltPredictor) != 0;
+    if (is_alt && g.ndims > 1) return false;
+    int32_t* rb = r + i;
+    if (b) {
+      const size_t payload = (static_cast<size_t>(len) * b + 7) / 8;
+      if (static_cast<size_t>(end - p) < 4 + payload) return false;
+      const uint32_t signs = load_u32(p);
+      if (signs & ~valid) return false;
+      p += 4;
+      if (static_cast<size_t>(buffer_end - p) >= payload + 16) {
+        if (len == kBlock) {
+#if defined(__AVX2__)
+          if (b <= 25) unpack32_avx2(p, b, signs, rb);
+          else
+#endif
+          Coders::unpack[b](p, signs, rb);
+        } else {
+          unpack_bits(p, len, b, signs, rb);
+        }
+      } else {
+        uint8_t pad[kBlock * 4 + 16] = {};
+        std::memcpy(pad, p, payload);
+        unpack_bits(pad, len, b, signs, rb);
+      }
+      // Bits past the last value must be zero, so one stream has one meaning.
+      if ((static_cast<size_t>(len) * b) % 8) {
+        const unsigned used = static_cast<unsigned>((static_cast<size_t>(len) * b) % 8);
+        if (p[payload - 1] >> used) return false;
+      }
+      p += payload;
+    } else {
+      for (unsigned k = 0; k < len; ++k) rb[k] = 0;
+    }
+    uint32_t exact_mask = 0;
+    if (tag & kTagExact) {
+      if (end - p < 4) return false;
+      exact_mask = load_u32(p);
+      p += 4;
+      if (exact_mask == 0 || (exact_mask & ~valid)) return false;
+      const size_t cnt = static_cast<size_t>(__builtin_popcount(exact_mask));
+      if (static_cast<size_t>(end - p) < cnt * sizeof(T)) return false;
+      s.exact[blk] = exact_mask;
+      s.exact_src[blk] = p;
+      p += cnt * sizeof(T);
+    } else {
+      s.exact[blk] = 0;
+    }
+    if (g.ndims == 1) rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, out + i);
+  }
+  if (p != end) return false;
+  if (g.ndims > 1) {
+    NdPredictor pred(g, begin);
+    for (size_t i = 0; i < n; ++i)
+      q[i] = static_cast<int32_t>(static_cast<uint32_t>(r[i]) + pred.next(q, i));
+    const double twoeb = g.twoeb;
+    for (size_t i = 0; i < n; ++i) out[i] = dequantize_value<T>(q[i], twoeb);
+  }
+  for (size_t blk = 0; blk < nblocks; ++blk) {
+    const uint8_t* src = s.exact_src[blk];
+    for (uint32_t m = s.exact[blk]; m; m &= m - 1) {
+      std::memcpy(out + blk * kBlock + __builtin_ctz(m), src, sizeof(T));
+      src += sizeof(T);
+    }
+  }
+  return true;
+}
+
+// ------------------------------------------------------------ value range
+
+// min and max over the finite values (lo > hi when there are none).
+template <class T>
+void finite_range(const T* x, size_t n, double* lo, double* hi) {
+  T mn = std::numeric_limits<T>::infinity(), mx = -mn;
+  size_t i = 0;
+#if defined(__AVX2__)
+  if constexpr (sizeof(T) == 4) {
+    const __m256 inf = _mm256_set1_ps(mx * -1), absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 vmn = _mm256_set1_ps(mn), vmx = _mm256_set1_ps(mx);
+    for (; i + 8 <= n; i += 8) {
+      const __m256 v = _mm256_loadu_ps(x + i);
+      const __m256 fin = _mm256_cmp_ps(_mm256_and_ps(v, absm), inf, _CMP_LT_OQ);
+      vmn = _mm256_blendv_ps(vmn, _mm256_min_ps(vmn, v), fin);
+      vmx = _mm256_blendv_ps(vmx, _mm256_max_ps(vmx, v), fin);
+    }
+    alignas(32) float a[8], b[8];
+    _mm256_store_ps(a, vmn);
+    _mm256_store_ps(b, vmx);
+    for (int k = 0; k < 8; ++k) { mn = a[k] < mn ? a[k] : mn; mx = b[k] > mx ? b[k] : mx; }
+  } else {
+    const __m256d inf = _mm256_set1_pd(mx * -1), absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    __m256d vmn = _mm256_set1_pd(mn), vmx = _mm256_set1_pd(mx);
+    for (; i + 4 <= n; i += 4) {
+      const __m256d v = _mm256_loadu_pd(x + i);
+      const __m256d fin = _mm256_cmp_pd(_mm256_and_pd(v, absm), inf, _CMP_LT_OQ);
+      vmn = _mm256_blendv_pd(vmn, _mm256_min_pd(vmn, v), fin);
+      vmx = _mm256_blendv_pd(vmx, _mm256_max_pd(vmx, v), fin);
+    }
+    alignas(32) double a[4], b[4];
+    _mm256_store_pd(a, vmn);
+    _mm256_store_pd(b, vmx);
+    for (int k = 0; k < 4; ++k) { mn = a[k] < mn ? a[k] : mn; mx = b[k] > mx ? b[k] : mx; }
+  }
+#endif
+  for (; i < n; ++i) {
+    const T v = x[i];
+    if (std::isfinite(v)) {
+      mn = v < mn ? v : mn;
+      mx = v > mx ? v : mx;
+    }
+  }
+  *lo = mn;
+  *hi = mx;
+}
+
+// ------------------------------------------------------------ the table
+
+inline void range_f32(const float* x, size_t n, double* lo, double* hi) { finite_range(x, n, lo, hi); }
+inline void range_f64(const double* x, size_t n, double* lo, double* hi) { finite_range(x, n, lo, hi); }
+inline size_t encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g,
+                         ChunkScratch& s, uint8_t* out) {
+  return encode_chunk<float>(x, n, begin, g, s, out);
+}
+inline size_t encode_f64(const double* x, size_t n, size_t begin, const ChunkGeometry& g,
+                         ChunkScratch& s, uint8_t* out) {
+  return encode_chunk<double>(x, n, begin, g, s, out);
+}
+inline bool decode_f32(const uint8_t* in, size_t bytes, const uint8_t* end, size_t n, size_t begin,
+                       const ChunkGeometry& g, ChunkScratch& s, float* out) {
+  return decode_chunk<float>(in, bytes, end, n, begin, g, s, out);
+}
+inline bool decode_f64(const uint8_t* in, size_t bytes, const uint8_t* end, size_t n, size_t begin,
+                       const ChunkGeometry& g, ChunkScratch& s, double* out) {
+  return decode_chunk<double>(in, bytes, end, n, begin, g, s, out);
+}

@@ -1,0 +1,156 @@
+// The codec's C API: argument checks, exception barrier, and handle lifetimes.
+#include <new>
+
+#include "codec/fzl.h"
+#include "zcoll.h"
+
+using zcoll::fzl::Plan;
+using zcoll::fzl::Reader;
+using zcoll::fzl::Writer;
+
+struct zcoll_writer {
+  Writer w;
+};
+struct zcoll_reader {
+  Reader r;
+  zcoll_stream_info info;
+};
+
+namespace {
+// No C++ exception may cross the C boundary.
+template <class F>
+int guarded(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return ZCOLL_ERR_NO_MEMORY;
+  } catch (...) {
+    return ZCOLL_ERR_INTERNAL;
+  }
+}
+
+void fill_info(const Reader& r, zcoll_stream_info* info) {
+  const Plan& p = r.plan();
+  info->codec = ZCOLL_CODEC_FZL;
+  info->format_version = zcoll::fzl::kFormatVersion;
+  info->dtype = p.dtype;
+  info->count = p.count;
+  info->eb_abs = p.geom.eb;
+  info->chunk_len = p.chunk_len;
+  info->nchunks = p.nchunks;
+  info->ndims = p.ndims;
+  for (int d = 0; d < 3; ++d) info->dims[d] = p.dims[d];
+  info->stream_bytes = r.stream_bytes();
+}
+}  // namespace
+
+extern "C" {
+
+void zcoll_codec_params_init(zcoll_codec_params* p) {
+  if (!p) return;
+  *p = zcoll_codec_params{};
+  p->codec = ZCOLL_CODEC_FZL;
+  p->eb_mode = ZCOLL_EB_ABS;
+  p->eb = 0;
+  p->threads = 0;
+  p->chunk_len = 0;
+  p->ndims = 0;
+}
+
+size_t zcoll_codec_bound(size_t count, zcoll_dtype dtype) { return zcoll::fzl::compress_bound(count, dtype); }
+
+int zcoll_compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, void* out,
+                   size_t out_cap, size_t* out_size, double* eb_abs_out) {
+  return guarded([&]() -> int { return zcoll::fzl::compress(params, dtype, in, count, out, out_cap, out_size, eb_abs_out); });
+}
+
+int zcoll_stream_inspect(const void* in, size_t in_size, zcoll_stream_info* info) {
+  if (!info) return ZCOLL_ERR_ARG;
+  return guarded([&]() -> int {
+    Reader r;
+    const int rc = r.open(in, in_size);
+    if (rc == ZCOLL_SUCCESS) fill_info(r, info);
+    return rc;
+  });
+}
+
+int zcoll_decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads) {
+  return guarded([&]() -> int { return zcoll::fzl::decompress(in, in_size, dtype, out, count, threads); });
+}
+
+int zcoll_writer_begin(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count,
+                       void* out, size_t out_cap, zcoll_writer** writer) {
+  if (!writer) return ZCOLL_ERR_ARG;
+  *writer = nullptr;
+  return guarded([&]() -> int {
+    Plan plan;
+    int rc = zcoll::fzl::make_plan(params, dtype, in, count, &plan);
+    if (rc) return rc;
+    auto* w = new zcoll_writer;
+    if ((rc = w->w.begin(plan, in, out, out_cap))) {
+      delete w;
+      return rc;
+    }
+    *writer = w;
+    return ZCOLL_SUCCESS;
+  });
+}
+
+size_t zcoll_writer_nchunks(const zcoll_writer* writer) { return writer ? writer->w.nchunks() : 0; }
+
+int zcoll_writer_next(zcoll_writer* writer, int* done) {
+  if (!writer) return ZCOLL_ERR_ARG;
+  return guarded([&]() -> int {
+    bool d = false;
+    const int rc = writer->w.next(&d);
+    if (done) *done = d ? 1 : 0;
+    return rc;
+  });
+}
+
+int zcoll_writer_finish(zcoll_writer** writer, size_t* out_size) {
+  if (!writer || !*writer || !out_size) {
+    if (writer) zcoll_writer_abort(writer);
+    return ZCOLL_ERR_ARG;
+  }
+  const int rc = guarded([&] { return (*writer)->w.finish(out_size); });
+  zcoll_writer_abort(writer);
+  return rc;
+}
+
+void zcoll_writer_abort(zcoll_writer** writer) {
+  if (!writer) return;
+  delete *writer;
+  *writer = nullptr;
+}
+
+int zcoll_reader_open(const void* in, size_t in_size, zcoll_reader** reader) {
+  if (!reader) return ZCOLL_ERR_ARG;
+  *reader = nullptr;
+  return guarded([&]() -> int {
+    auto* r = new zcoll_reader;
+    const int rc = r->r.open(in, in_size);
+    if (rc) {
+      delete r;
+      return rc;
+    }
+    fill_info(r->r, &r->info);
+    *reader = r;
+    return ZCOLL_SUCCESS;
+  });
+}
+
+const zcoll_stream_info* zcoll_reader_info(const zcoll_reader* reader) { return reader ? &reader->info : nullptr; }
+
+int zcoll_reader_chunk(zcoll_reader* reader, size_t k, void* out) {
+  if (!reader) return ZCOLL_ERR_ARG;
+  return guarded([&]() -> int { return reader->r.chunk(k, out); });
+}
+
+void zcoll_reader_close(zcoll_reader** reader) {
+  if (!reader) return;
+  delete *reader;
+  *reader = nullptr;
+}
+
+}  // extern "C"

@@ -1,0 +1,24 @@
+#include "zcoll.h"
+
+extern "C" {
+
+const char* zcoll_strerror(int err) {
+  switch (err) {
+    case ZCOLL_SUCCESS: return "success";
+    case ZCOLL_ERR_ARG: return "invalid argument (null pointer, bad count, or eb not a positive finite number)";
+    case ZCOLL_ERR_DTYPE: return "unsupported element type (only float32 and float64 are compressed)";
+    case ZCOLL_ERR_CODEC: return "unknown codec";
+    case ZCOLL_ERR_BUFFER_TOO_SMALL: return "output buffer too small (zcoll_codec_bound gives a size that always fits)";
+    case ZCOLL_ERR_CORRUPT: return "compressed stream is truncated or corrupt";
+    case ZCOLL_ERR_VERSION: return "compressed stream has an unknown format version";
+    case ZCOLL_ERR_MISMATCH: return "compressed stream holds a different element type or count than requested";
+    case ZCOLL_ERR_NO_MEMORY: return "out of memory";
+    case ZCOLL_ERR_MPI: return "an MPI call failed";
+    case ZCOLL_ERR_INTERNAL: return "internal error in zcoll";
+    default: return "unknown zcoll error code";
+  }
+}
+
+const char* zcoll_version_string(void) { return "0.1.0"; }
+
+}  // extern "C"
