@@ -59,6 +59,18 @@ typedef enum zcoll_eb_mode {
   ZCOLL_EB_REL = 1  /* eb_abs = eb x (max - min) over the finite input values */
 } zcoll_eb_mode;
 
+/*
+ * Resolving the bound (eb must be a positive finite number, else ZCOLL_ERR_ARG):
+ *  - ABS: eb_abs = eb.
+ *  - REL: eb_abs = eb x (max - min) over the finite values. A field without a range
+ *    (constant, or no finite value) has no scale to be relative to; there
+ *    eb_abs = eb x max|x| over its finite values, or eb itself when that is 0 too.
+ *  - Either way an eb_abs above DBL_MAX / 4 is lowered to DBL_MAX / 4, so that 2 x eb_abs
+ *    stays finite. Tightening a huge bound only makes the result more accurate; the
+ *    bound actually used is reported through eb_abs_out and stored in the stream. A
+ *    bound is never loosened: with a tiny eb_abs the values are simply stored exactly.
+ */
+
 typedef enum zcoll_codec_id {
   ZCOLL_CODEC_FZL = 1 /* rounding quantizer + Lorenzo + 32-value fixed-length blocks */
 } zcoll_codec_id;
@@ -80,6 +92,11 @@ typedef struct zcoll_codec_params {
   size_t dims[3];
 } zcoll_codec_params;
 
+/* Default chunk: 16384 values. Measured on the shipped fields at REL 1e-4 (zcoll-bench
+ * codec --chunk N): ratio within 0.2% of 65536-value chunks, while 4096 loses ~0.7% and
+ * 1024 loses 1-3% to predictor restarts and index entries; throughput was flat from 1024
+ * up. 64 KiB (float) per chunk keeps a thread's working set in L2 and still lets a caller
+ * poll MPI every few tens of microseconds. */
 #define ZCOLL_DEFAULT_CHUNK_LEN 16384u
 #define ZCOLL_MAX_CHUNK_LEN (1u << 24)
 

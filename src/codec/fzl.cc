@@ -70,13 +70,17 @@ ThreadScratch& thread_scratch() {
   return s;
 }
 
-bool valid_eb(double eb) { return std::isfinite(eb) && eb > 0 && eb <= DBL_MAX / 4; }
+bool valid_eb(double eb) { return std::isfinite(eb) && eb > 0; }
+// Streams carry the bound after clamping, so a reader accepts only that range.
+bool valid_stream_eb(double eb) { return eb > 0 && eb <= DBL_MAX / 4; }
 
 ChunkGeometry geometry(double eb, int ndims, const size_t* dims) {
   ChunkGeometry g;
   g.eb = eb;
   g.twoeb = 2 * eb;
   g.inv = 1.0 / g.twoeb;
+  g.eb_f32 = eb >= static_cast<double>(FLT_MAX) ? FLT_MAX : static_cast<float>(eb);
+  if (static_cast<double>(g.eb_f32) > eb) g.eb_f32 = std::nextafter(g.eb_f32, 0.0f);
   g.ndims = ndims;
   for (int d = 0; d < 3; ++d) g.extent[d] = dims[d];
   return g;
@@ -218,8 +222,9 @@ int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, si
     if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
     if (!(range > 0)) range = 1.0;
     eb = p->eb * std::min(range, DBL_MAX);
-    eb = std::min(std::max(eb, DBL_MIN), DBL_MAX / 4);
+    if (!(eb > 0)) eb = DBL_TRUE_MIN;  // eb x range underflowed: the tightest bound there is
   }
+  eb = std::min(eb, DBL_MAX / 4);
   pl.geom = geometry(eb, pl.ndims, pl.dims);
   *plan = pl;
   return ZCOLL_SUCCESS;
@@ -283,7 +288,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   pl.nchunks = load_u32(in + 28);
   for (int d = 0; d < 3; ++d) pl.dims[d] = load_u64(in + 32 + 8 * d);
   if (codec != kCodecFzl || (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64) || ndims < 1 || ndims > 3 ||
-      !valid_eb(eb) || pl.chunk_len < kBlock || pl.chunk_len > ZCOLL_MAX_CHUNK_LEN || pl.chunk_len % kBlock ||
+      !valid_stream_eb(eb) || pl.chunk_len < kBlock || pl.chunk_len > ZCOLL_MAX_CHUNK_LEN || pl.chunk_len % kBlock ||
       pl.nchunks != ceil_div(pl.count, pl.chunk_len) || load_u32(in + 60) != 0)
     return ZCOLL_ERR_CORRUPT;
   pl.dtype = static_cast<zcoll_dtype>(dtype);

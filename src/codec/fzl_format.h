@@ -89,6 +89,7 @@ inline uint32_t checksum(const uint8_t* p, size_t n, uint64_t seed = 0) {
 // Everything an encoder or decoder of one chunk needs to know.
 struct ChunkGeometry {
   double eb = 0, twoeb = 0, inv = 0;  // inv = 1 / (2 eb)
+  float eb_f32 = 0;                    // largest float <= eb (the float32 acceptance test)
   int ndims = 1;                       // 1, 2 or 3
   size_t stride[3] = {0, 0, 0};        // element strides of the slow dims (ndims > 1)
   size_t extent[3] = {0, 0, 0};        // dims, slowest first

@@ -13,13 +13,22 @@ inline uint32_t magnitude(uint32_t u) {
 }
 inline unsigned bit_length(uint32_t v) { return v ? 32u - static_cast<unsigned>(__builtin_clz(v)) : 0u; }
 
+// The acceptance test is |x - x'| < eb evaluated in the element type, against eb
+// rounded down to that type (eb_t). Rounding is monotonic, so a true |x - x'| > eb can
+// never pass; the test is sound in double precision and costs no conversions back to
+// double. (Errors of exactly eb are sent exactly; that is rare and only costs bytes.)
 template <class T>
 inline bool quantize_value(T x, const ChunkGeometry& g, int32_t& q) {
   const double v = static_cast<double>(x) * g.inv;
   if (!(std::fabs(v) <= kQuantLimit)) return false;  // also NaN and Inf
   const double rq = std::nearbyint(v);
   const T rec = static_cast<T>(rq * g.twoeb);
-  if (!(std::fabs(static_cast<double>(x) - static_cast<double>(rec)) <= g.eb)) return false;
+  const T err = std::fabs(x - rec);
+  if constexpr (sizeof(T) == 4) {
+    if (!(err < g.eb_f32)) return false;
+  } else {
+    if (!(err < g.eb)) return false;
+  }
   q = static_cast<int32_t>(rq);
   return true;
 }
@@ -49,29 +58,21 @@ inline __m256i zero_lanes(__m256i v, uint32_t lanes) {
   return _mm256_andnot_si256(_mm256_cmpeq_epi32(sel, bit), v);
 }
 
-// Eight values (as two halves of four doubles): scale, round half-even, convert;
-// returns the lanes out of range (or NaN/Inf) in `bad`.
-inline __m256i quantize8(__m256d xa, __m256d xb, const ChunkGeometry& g, uint32_t& bad) {
+// Eight values (as two halves of four doubles): scale and round half-even. ra/rb get
+// the rounded values (0 where out of range, NaN or Inf), `bad` those lanes.
+inline void quantize8(__m256d xa, __m256d xb, const ChunkGeometry& g, __m256d& ra, __m256d& rb, uint32_t& bad) {
   const __m256d inv = _mm256_set1_pd(g.inv), lim = _mm256_set1_pd(kQuantLimit),
                 absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
-  __m256d va = _mm256_mul_pd(xa, inv), vb = _mm256_mul_pd(xb, inv);
+  const __m256d va = _mm256_mul_pd(xa, inv), vb = _mm256_mul_pd(xb, inv);
   const __m256d oka = _mm256_cmp_pd(_mm256_and_pd(va, absmask), lim, _CMP_LE_OQ);
   const __m256d okb = _mm256_cmp_pd(_mm256_and_pd(vb, absmask), lim, _CMP_LE_OQ);
-  va = _mm256_and_pd(_mm256_round_pd(va, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), oka);
-  vb = _mm256_and_pd(_mm256_round_pd(vb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), okb);
+  ra = _mm256_and_pd(_mm256_round_pd(va, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), oka);
+  rb = _mm256_and_pd(_mm256_round_pd(vb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), okb);
   bad = ~(static_cast<uint32_t>(_mm256_movemask_pd(oka)) | (static_cast<uint32_t>(_mm256_movemask_pd(okb)) << 4)) & 0xffu;
-  return _mm256_set_m128i(_mm256_cvtpd_epi32(vb), _mm256_cvtpd_epi32(va));
 }
 
-// Lanes whose rebuilt value (ra, rb, already rounded to the element type) is off by more than eb.
-inline uint32_t check8(__m256d ra, __m256d rb, __m256d xa, __m256d xb, const ChunkGeometry& g) {
-  const __m256d eb = _mm256_set1_pd(g.eb),
-                absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
-  const __m256d ea = _mm256_and_pd(_mm256_sub_pd(xa, ra), absmask);
-  const __m256d eb2 = _mm256_and_pd(_mm256_sub_pd(xb, rb), absmask);
-  const uint32_t ok = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(ea, eb, _CMP_LE_OQ))) |
-                      (static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(eb2, eb, _CMP_LE_OQ))) << 4);
-  return ~ok & 0xffu;
+inline __m256i to_int8(__m256d ra, __m256d rb) {
+  return _mm256_set_m128i(_mm256_cvtpd_epi32(rb), _mm256_cvtpd_epi32(ra));
 }
 
 template <class T>
@@ -79,26 +80,28 @@ inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t*
   const __m256d twoeb = _mm256_set1_pd(g.twoeb);
   uint32_t mask = 0;
   for (unsigned j = 0; j < kBlock; j += 8) {
-    __m256d xa, xb;
+    uint32_t bad, fail;
+    __m256d ra, rb;
     if constexpr (sizeof(T) == 4) {
       const __m256 xf = _mm256_loadu_ps(reinterpret_cast<const float*>(x) + j);
-      xa = _mm256_cvtps_pd(_mm256_castps256_ps128(xf));
-      xb = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
+      quantize8(_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), g, ra,
+                rb, bad);
+      const __m256 rec = _mm256_setr_m128(_mm256_cvtpd_ps(_mm256_mul_pd(ra, twoeb)),
+                                          _mm256_cvtpd_ps(_mm256_mul_pd(rb, twoeb)));
+      const __m256 err = _mm256_and_ps(_mm256_sub_ps(xf, rec), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+      fail = ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(err, _mm256_set1_ps(g.eb_f32), _CMP_LT_OQ))) & 0xffu;
     } else {
-      xa = _mm256_loadu_pd(reinterpret_cast<const double*>(x) + j);
-      xb = _mm256_loadu_pd(reinterpret_cast<const double*>(x) + j + 4);
+      const double* xd = reinterpret_cast<const double*>(x) + j;
+      const __m256d xa = _mm256_loadu_pd(xd), xb = _mm256_loadu_pd(xd + 4);
+      quantize8(xa, xb, g, ra, rb, bad);
+      const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)), eb = _mm256_set1_pd(g.eb);
+      const __m256d ea = _mm256_and_pd(_mm256_sub_pd(xa, _mm256_mul_pd(ra, twoeb)), absm);
+      const __m256d eb2 = _mm256_and_pd(_mm256_sub_pd(xb, _mm256_mul_pd(rb, twoeb)), absm);
+      fail = ~(static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(ea, eb, _CMP_LT_OQ))) |
+               (static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(eb2, eb, _CMP_LT_OQ))) << 4)) & 0xffu;
     }
-    uint32_t bad;
-    __m256i qi = quantize8(xa, xb, g, bad);
-    __m256d ra = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(qi)), twoeb);
-    __m256d rb = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(qi, 1)), twoeb);
-    if constexpr (sizeof(T) == 4) {  // the decoder rounds to float; check what it will produce
-      ra = _mm256_cvtps_pd(_mm256_cvtpd_ps(ra));
-      rb = _mm256_cvtps_pd(_mm256_cvtpd_ps(rb));
-    }
-    bad |= check8(ra, rb, xa, xb, g);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + j), zero_lanes(qi, bad));
-    mask |= bad << j;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + j), zero_lanes(to_int8(ra, rb), bad | fail));
+    mask |= (bad | fail) << j;
   }
   return mask;
 }
