@@ -6,13 +6,18 @@
  * Library code never aborts, never prints, and never reads or writes outside
  * the buffers it is given, even when handed a corrupt stream.
  *
- * The codec part of this header (everything below) needs no MPI.
+ * The codec part of this header needs no MPI. The collectives need <mpi.h>; define
+ * ZCOLL_CODEC_ONLY before including this header (the zcoll::codec CMake target and the
+ * zcoll_codec pkg-config file do) to use the codec without MPI.
  */
 #ifndef ZCOLL_H
 #define ZCOLL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#ifndef ZCOLL_CODEC_ONLY
+#include <mpi.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -178,6 +183,85 @@ const zcoll_stream_info *zcoll_reader_info(const zcoll_reader *reader);
 /* Decompresses chunk k into out + k * chunk_len elements (out holds the whole array). */
 int zcoll_reader_chunk(zcoll_reader *reader, size_t k, void *out);
 void zcoll_reader_close(zcoll_reader **reader);
+
+/* ===================================================== compressed collectives */
+#ifndef ZCOLL_CODEC_ONLY
+
+typedef enum zcoll_algorithm {
+  ZCOLL_ALGO_AUTO = 0,          /* by message size and rank count */
+  ZCOLL_ALGO_MPI = 1,           /* plain MPI, no compression */
+  ZCOLL_ALGO_CPRP2P = 2,        /* baseline: compress before every send, decompress after every receive */
+  ZCOLL_ALGO_RING = 3,          /* allgather(v) */
+  ZCOLL_ALGO_BRUCK = 4,         /* allgather(v): log2(p) steps, for small messages or many ranks */
+  ZCOLL_ALGO_BINOMIAL = 5,      /* bcast, scatter, gather */
+  ZCOLL_ALGO_SCATTER_ALLGATHER = 6, /* bcast of large messages */
+  ZCOLL_ALGO_PAIRWISE = 7       /* alltoall */
+} zcoll_algorithm;
+
+typedef struct zcoll_config {
+  zcoll_codec_params codec; /* eb_mode, eb, threads, chunk_len (ndims/dims are ignored) */
+  size_t min_bytes;         /* messages smaller than this (bytes per rank) use plain MPI;
+                               default ZCOLL_DEFAULT_MIN_BYTES */
+  int algorithm;            /* zcoll_algorithm, default AUTO. MPI and CPRP2P apply to every
+                               collective; a specific algorithm applies to the collectives
+                               that have it and the others choose automatically. */
+} zcoll_config;
+
+#define ZCOLL_DEFAULT_MIN_BYTES 65536u
+
+typedef struct zcoll_comm_s *zcoll_comm;
+
+void zcoll_config_init(zcoll_config *config);
+
+/* Collective over comm (duplicates it). Fails with ZCOLL_ERR_ARG on every rank, before
+ * any communication, for MPI_COMM_NULL or an invalid configuration (eb <= 0, ...). */
+int zcoll_comm_create(MPI_Comm comm, const zcoll_config *config, zcoll_comm *zcomm);
+/* Collective. Frees the duplicate and the buffers; *zcomm becomes NULL. */
+int zcoll_comm_free(zcoll_comm *zcomm);
+
+/*
+ * The collectives take MPI's arguments and keep MPI's semantics, MPI_IN_PLACE included.
+ * float (MPI_FLOAT) and double (MPI_DOUBLE) messages of at least min_bytes per rank are
+ * compressed; every other datatype, and smaller messages, go through the same MPI call
+ * unchanged (bit-exact). Data is compressed exactly once, by its owner, and forwarded as
+ * compressed bytes, so every element every rank receives is within eb_abs of the sender's
+ * value however many hops it took; a rank's own block is copied, not compressed.
+ * A REL bound resolves to one eb_abs that all ranks use: from the global value range
+ * (allgather, allgatherv, gather, alltoall) or the root's range (bcast, scatter).
+ * Argument errors (negative count, root out of range, NULL buffers with data) are found
+ * before any communication and returned on every rank that sees them; MPI requires these
+ * arguments to agree across ranks, so that is every rank.
+ *
+ * Extra memory per call, reused across calls on the same zcoll_comm:
+ *   compressed bytes of every block the rank sends or receives, reserved at the codec's
+ *   worst case (about the raw size of those blocks; only written pages are touched),
+ *   plus the codec's per-thread scratch. CPRP2P additionally holds one compressed copy
+ *   per outstanding send.
+ */
+int zcoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, zcoll_comm comm);
+int zcoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, zcoll_comm comm);
+int zcoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root, zcoll_comm comm);
+int zcoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, zcoll_comm comm);
+int zcoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, zcoll_comm comm);
+int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, zcoll_comm comm);
+
+/* What the last collective on this communicator did, as seen by this rank. */
+typedef struct zcoll_stats {
+  int compressed;       /* 1 if the compressed path ran, 0 if plain MPI */
+  int algorithm;        /* zcoll_algorithm that ran */
+  double eb_abs;        /* absolute bound used (0 when not compressed) */
+  size_t raw_bytes;     /* uncompressed bytes of the blocks this rank sent */
+  size_t wire_bytes;    /* bytes this rank sent (compressed) */
+  double t_compress, t_comm, t_decompress; /* seconds on this rank */
+} zcoll_stats;
+int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
+
+#endif /* ZCOLL_CODEC_ONLY */
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

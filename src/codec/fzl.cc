@@ -86,8 +86,10 @@ ChunkGeometry geometry(double eb, int ndims, const size_t* dims) {
   return g;
 }
 
+}  // namespace
+
 // REL bounds need the finite value range; threads split the array and merge.
-void finite_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi) {
+void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi) {
   const Kernels& kern = select_kernels();
   double mn = INFINITY, mx = -INFINITY;
 #pragma omp parallel num_threads(threads) reduction(min : mn) reduction(max : mx)
@@ -103,6 +105,18 @@ void finite_range(zcoll_dtype dtype, const void* in, size_t n, int threads, doub
   *lo = mn;
   *hi = mx;
 }
+
+double rel_to_abs(double rel, double lo, double hi) {
+  double range = hi - lo;
+  // A constant field (or no finite value) has no range: bound relative to its magnitude.
+  if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
+  if (!(range > 0)) range = 1.0;
+  double eb = rel * std::min(range, DBL_MAX);
+  if (!(eb > 0)) eb = DBL_TRUE_MIN;  // rel x range underflowed: the tightest bound there is
+  return std::min(eb, DBL_MAX / 4);
+}
+
+namespace {
 
 // Encodes chunk k of plan at dst (cap bytes free); the result is either the encoded
 // chunk or, when that is not smaller, the raw values. Returns the index entry.
@@ -212,19 +226,12 @@ int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, si
     }
     if (prod != count) return ZCOLL_ERR_ARG;
   }
-  double eb = p->eb;
+  double eb = std::min(p->eb, DBL_MAX / 4);
   if (p->eb_mode == ZCOLL_EB_REL) {
     double lo = 0, hi = 0;
-    const int t = thread_count(p->threads, count / 65536 + 1);
-    finite_range(dtype, in, count, t, &lo, &hi);
-    double range = hi - lo;
-    // A constant field (or no finite value) has no range: bound relative to its magnitude.
-    if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
-    if (!(range > 0)) range = 1.0;
-    eb = p->eb * std::min(range, DBL_MAX);
-    if (!(eb > 0)) eb = DBL_TRUE_MIN;  // eb x range underflowed: the tightest bound there is
+    value_range(dtype, in, count, thread_count(p->threads, count / 65536 + 1), &lo, &hi);
+    eb = rel_to_abs(p->eb, lo, hi);
   }
-  eb = std::min(eb, DBL_MAX / 4);
   pl.geom = geometry(eb, pl.ndims, pl.dims);
   *plan = pl;
   return ZCOLL_SUCCESS;
@@ -331,6 +338,23 @@ int Reader::open(const void* in_v, size_t in_size) {
   in_ = in;
   size_ = in_size;
   offset_ = std::move(off);
+  return ZCOLL_SUCCESS;
+}
+
+int stream_length(const void* p_v, size_t avail, size_t* len) {
+  const uint8_t* p = static_cast<const uint8_t*>(p_v);
+  if (!p || !len || avail < kHeaderBytes || std::memcmp(p, kMagic, 4) != 0) return ZCOLL_ERR_CORRUPT;
+  if (p[4] != kFormatVersion) return ZCOLL_ERR_VERSION;
+  const size_t nchunks = load_u32(p + 28);
+  if (nchunks > (avail - kHeaderBytes) / kIndexEntryBytes) return ZCOLL_ERR_CORRUPT;
+  if (header_checksum(p, nchunks) != load_u32(p + 56)) return ZCOLL_ERR_CORRUPT;
+  size_t total = kHeaderBytes + nchunks * kIndexEntryBytes;
+  for (size_t k = 0; k < nchunks; ++k) {
+    const size_t n = load_u32(p + kHeaderBytes + k * kIndexEntryBytes) & ~kRawChunkFlag;
+    if (n > avail - total) return ZCOLL_ERR_CORRUPT;
+    total += n;
+  }
+  *len = total;
   return ZCOLL_SUCCESS;
 }
 

@@ -31,6 +31,13 @@ struct Plan {
 };
 
 size_t element_size(zcoll_dtype dtype);  // 0 when unknown
+// min and max over the finite values (lo > hi when there are none), OpenMP over threads.
+void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi);
+// The absolute bound for a relative one, given the finite value range (see zcoll.h).
+double rel_to_abs(double rel, double lo, double hi);
+// Length of the stream that starts at p, from its header and index alone (nothing is
+// decoded). ZCOLL_ERR_CORRUPT if it does not fit in avail bytes or the header is bad.
+int stream_length(const void* p, size_t avail, size_t* len);
 // Validates params and builds a plan; resolves a REL bound with a pass over `in`.
 int make_plan(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, Plan* plan);
 // Threads to use for `threads` (0 = the OpenMP default), never more than `work` items.

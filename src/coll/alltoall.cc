@@ -1,0 +1,71 @@
+// Alltoall: each rank compresses each of its p-1 outgoing blocks once, the ranks exchange
+// the compressed sizes (and any error) first, then the blocks go pairwise.
+#include "coll/frontend.h"
+
+namespace zcoll::coll {
+namespace {
+
+int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t count, zcoll_dtype dt) {
+  const int p = c.size, r = c.rank;
+  const size_t es = fzl::element_size(dt), block = count * es;
+  Run run(c, dt, choose(c, {ZCOLL_ALGO_PAIRWISE}, ZCOLL_ALGO_PAIRWISE));
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  // In place, the outgoing blocks live in recvbuf, which the exchange overwrites. The
+  // compress-once path has compressed them all before the first receive; the baseline
+  // compresses at send time, so it works from a copy.
+  std::vector<char> copy;
+  if (in_place && run.algorithm == ZCOLL_ALGO_CPRP2P) {
+    copy.assign(static_cast<const char*>(recvbuf), static_cast<const char*>(recvbuf) + block * p);
+    sendbuf = copy.data();
+  } else if (in_place) {
+    sendbuf = recvbuf;
+  }
+  run.segs.resize(2 * static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    run.segs[i].count = run.segs[p + i].count = count;
+    run.segs[i].src = at(sendbuf, static_cast<size_t>(i) * count, es);
+    run.segs[p + i].dst = at(recvbuf, static_cast<size_t>(i) * count, es);
+  }
+  run.segs[p + r].dst = nullptr;  // own block: copied below, never compressed
+  double eb = 0;
+  int rc = run.resolve_eb(sendbuf, count * p, true, 0, &eb);
+  if (rc) return rc;
+  std::vector<int> out, all;
+  for (int i = 0; i < 2 * p; ++i) {
+    if (i != r && i != p + r) all.push_back(i);
+    if (i < p && i != r) out.push_back(i);
+  }
+  run.make_link(eb, run.bound(all));
+  if (run.algorithm != ZCOLL_ALGO_CPRP2P) {
+    rc = run.agree(run.compress(out));
+    if (rc) return rc;
+  }
+  if (!in_place) std::memcpy(at(recvbuf, static_cast<size_t>(r) * count, es), run.segs[r].src, block);
+  pairwise_alltoall(*run.link, r, p);
+  return run.finish();
+}
+
+}  // namespace
+}  // namespace zcoll::coll
+
+using namespace zcoll::coll;
+
+extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, zcoll_comm comm) {
+  if (!comm) return ZCOLL_ERR_ARG;
+  zcoll_comm_s& c = *comm;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (recvcount < 0 || (!in_place && sendcount < 0)) return ZCOLL_ERR_ARG;
+  if ((recvcount > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
+  zcoll_dtype dt;
+  if (c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(recvtype, &dt) &&
+      static_cast<size_t>(recvcount) * zcoll::fzl::element_size(dt) >= c.cfg.min_bytes) {
+    try {
+      return alltoall_engine(c, sendbuf, recvbuf, static_cast<size_t>(recvcount), dt);
+    } catch (const std::bad_alloc&) {
+      return ZCOLL_ERR_NO_MEMORY;
+    }
+  }
+  plain(c);
+  return mpi_rc(MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c.comm));
+}

@@ -1,0 +1,134 @@
+// Shared by the collective front ends: the choice between plain MPI and compression,
+// the error bound every rank agrees on, and one compressed run from compression of what
+// a rank owns to decompression of what it received.
+#pragma once
+#include <mpi.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <new>
+
+#include "codec/fzl.h"
+#include "coll/coll.h"
+
+namespace zcoll::coll {
+
+inline bool float_type(MPI_Datatype t, zcoll_dtype* dt) {
+  if (t == MPI_FLOAT) {
+    *dt = ZCOLL_FLOAT32;
+    return true;
+  }
+  if (t == MPI_DOUBLE) {
+    *dt = ZCOLL_FLOAT64;
+    return true;
+  }
+  return false;
+}
+
+inline int mpi_rc(int rc) { return rc == MPI_SUCCESS ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI; }
+
+inline double now() { return MPI_Wtime(); }
+
+// The algorithm a collective runs: the configured one if it applies here, else `fallback`.
+inline int choose(const zcoll_comm_s& c, std::initializer_list<int> applicable, int fallback) {
+  const int a = c.cfg.algorithm;
+  if (a == ZCOLL_ALGO_MPI || a == ZCOLL_ALGO_CPRP2P) return a;
+  for (int x : applicable)
+    if (a == x) return a;
+  return fallback;
+}
+
+// Runs a compressed collective: resolves the bound, builds the link, compresses what
+// this rank owns, runs the schedule, decompresses what it received, and keeps stats.
+struct Run {
+  zcoll_comm_s& c;
+  zcoll_dtype dtype;
+  std::vector<Segment> segs;
+  int algorithm;
+  double t0 = now(), t_comp = 0, t_decomp = 0;
+  std::unique_ptr<Link> link;
+
+  Run(zcoll_comm_s& comm, zcoll_dtype dt, int algo) : c(comm), dtype(dt), algorithm(algo) {}
+
+  size_t esize() const { return fzl::element_size(dtype); }
+
+  // Absolute bound: ABS as given; REL from the range of `values` on every rank (global)
+  // or from `values` on the root alone (others get it only when they must compress).
+  int resolve_eb(const void* values, size_t n, bool global, int root, double* eb) {
+    const zcoll_codec_params& p = c.cfg.codec;
+    if (p.eb_mode == ZCOLL_EB_ABS) {
+      *eb = std::min(p.eb, DBL_MAX / 4);
+      return ZCOLL_SUCCESS;
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    if (global || c.rank == root) fzl::value_range(dtype, values, n, fzl::thread_count(p.threads, n / 65536 + 1), &lo, &hi);
+    if (global) {
+      double ext[2] = {-lo, hi};
+      if (MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+      lo = -ext[0];
+      hi = ext[1];
+    }
+    *eb = fzl::rel_to_abs(p.eb, lo, hi);
+    if (!global && algorithm == ZCOLL_ALGO_CPRP2P &&  // every hop recompresses: all need it
+        MPI_Bcast(eb, 1, MPI_DOUBLE, root, c.comm) != MPI_SUCCESS)
+      return ZCOLL_ERR_MPI;
+    return ZCOLL_SUCCESS;
+  }
+
+  void make_link(double eb, size_t arena_bytes) {
+    LinkSetup s{&c, &segs, dtype, c.cfg.codec};
+    s.params.eb_mode = ZCOLL_EB_ABS;
+    s.params.eb = eb;
+    s.params.ndims = 0;
+    c.last = zcoll_stats{};
+    c.last.compressed = 1;
+    c.last.algorithm = algorithm;
+    c.last.eb_abs = eb;
+    link = algorithm == ZCOLL_ALGO_CPRP2P ? make_cprp2p_link(s) : make_compressed_link(s, arena_bytes);
+  }
+
+  // Worst-case compressed bytes of the listed segments.
+  size_t bound(const std::vector<int>& ids) const {
+    size_t b = 0;
+    for (int i : ids) b += zcoll_codec_bound(segs[i].count, dtype);
+    return b;
+  }
+
+  int compress(const std::vector<int>& ids) {
+    const double t = now();
+    const int rc = compress_owned(*link, ids);
+    t_comp += now() - t;
+    return rc;
+  }
+
+  // Every rank learns every rank's outcome so far; returns the first error anywhere.
+  int agree(int local) {
+    int worst = local;
+    if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+    return worst;
+  }
+
+  int finish() {
+    const double t = now();
+    int rc = decompress_received(*link);
+    t_decomp = now() - t;
+    c.last.t_compress = t_comp;
+    c.last.t_decompress = t_decomp;
+    c.last.t_comm = now() - t0 - t_comp - t_decomp;
+    c.last.wire_bytes = wire_bytes(*link);
+    return rc;
+  }
+};
+
+inline void plain(zcoll_comm_s& c) {
+  c.last = zcoll_stats{};
+  c.last.algorithm = ZCOLL_ALGO_MPI;
+}
+
+inline char* at(void* base, size_t elems, size_t esize) { return static_cast<char*>(base) + elems * esize; }
+inline const char* at(const void* base, size_t elems, size_t esize) { return static_cast<const char*>(base) + elems * esize; }
+
+}  // namespace zcoll::coll

@@ -1,0 +1,178 @@
+// Bcast, scatter and gather: the root's data (or every rank's block, for gather) is
+// compressed once by its owner and travels compressed down (or up) a binomial tree; large
+// broadcasts split the buffer into p pieces, scatter them and allgather them in a ring.
+// The root never decompresses its own data.
+#include <numeric>
+
+#include "coll/frontend.h"
+
+namespace zcoll::coll {
+namespace {
+
+// Relative ranks in the binomial subtree rooted at vr: vr .. vr + subtree(vr) - 1.
+int subtree(int vr, int p) { return vr ? std::min(vr & -vr, p - vr) : p; }
+
+std::vector<int> range(int first, int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), first);
+  return v;
+}
+
+std::vector<int> identity(int p) {
+  std::vector<int> v(p);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int root) {
+  const int p = c.size, r = c.rank;
+  const size_t es = fzl::element_size(dt);
+  // Scatter + allgather sends each byte about twice from any rank, where the tree sends it
+  // log2(p) times from the root: better once the buffer is large and the tree deep.
+  const bool large = p > 3 && count * es >= (size_t{512} << 10);
+  Run run(c, dt, choose(c, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER},
+                        large ? ZCOLL_ALGO_SCATTER_ALLGATHER : ZCOLL_ALGO_BINOMIAL));
+  const bool pieces = run.algorithm == ZCOLL_ALGO_SCATTER_ALLGATHER ||
+                      (run.algorithm == ZCOLL_ALGO_CPRP2P && large);
+  const int nseg = pieces ? p : 1;
+  run.segs.resize(nseg);
+  for (int i = 0; i < nseg; ++i) {
+    const size_t b = count * i / nseg, e = count * (i + 1) / nseg;
+    Segment& s = run.segs[i];
+    s.count = e - b;
+    if (r == root) s.src = at(buf, b, es);
+    else s.dst = at(buf, b, es);
+  }
+  double eb = 0;
+  int rc = run.resolve_eb(buf, count, false, root, &eb);
+  if (rc) return rc;
+  const std::vector<int> all = identity(nseg);
+  run.make_link(eb, run.bound(all));
+  if (r == root) run.compress(all);
+  if (pieces) {
+    binomial_scatter(*run.link, r, p, root, all);
+    std::vector<int> seg_of_rank(p);
+    for (int i = 0; i < p; ++i) seg_of_rank[i] = (i - root + p) % p;
+    ring_allgather(*run.link, r, p, seg_of_rank);
+  } else {
+    binomial_bcast(*run.link, r, p, root, all);
+  }
+  rc = run.finish();
+  return rc;
+}
+
+// Segment v belongs to relative rank v, i.e. to rank (v + root) mod p.
+int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t count, zcoll_dtype dt, int root) {
+  const int p = c.size, r = c.rank, vr = (r - root + p) % p;
+  const size_t es = fzl::element_size(dt);
+  Run run(c, dt, choose(c, {ZCOLL_ALGO_BINOMIAL}, ZCOLL_ALGO_BINOMIAL));
+  run.segs.resize(p);
+  for (int v = 0; v < p; ++v) {
+    run.segs[v].count = count;
+    if (r == root) run.segs[v].src = at(sendbuf, static_cast<size_t>((v + root) % p) * count, es);
+  }
+  const bool in_place = r == root && recvbuf == MPI_IN_PLACE;
+  if (r == root) {
+    if (!in_place) std::memcpy(recvbuf, run.segs[0].src, count * es);
+  } else {
+    run.segs[vr].dst = recvbuf;
+  }
+  double eb = 0;
+  int rc = run.resolve_eb(sendbuf, r == root ? count * p : 0, false, root, &eb);
+  if (rc) return rc;
+  run.make_link(eb, run.bound(range(vr, subtree(vr, p))));  // a rank holds its subtree's blocks
+  if (r == root) run.compress(range(1, p - 1));
+  binomial_scatter(*run.link, r, p, root, identity(p));
+  return run.finish();
+}
+
+int gather_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t count, zcoll_dtype dt, int root) {
+  const int p = c.size, r = c.rank, vr = (r - root + p) % p;
+  const size_t es = fzl::element_size(dt);
+  Run run(c, dt, choose(c, {ZCOLL_ALGO_BINOMIAL}, ZCOLL_ALGO_BINOMIAL));
+  const bool in_place = r == root && sendbuf == MPI_IN_PLACE;
+  const void* own = in_place ? at(recvbuf, static_cast<size_t>(root) * count, es) : sendbuf;
+  run.segs.resize(p);
+  for (int v = 0; v < p; ++v) {
+    run.segs[v].count = count;
+    if (r == root) run.segs[v].dst = at(recvbuf, static_cast<size_t>((v + root) % p) * count, es);
+  }
+  run.segs[vr].src = own;
+  if (r == root && !in_place) std::memcpy(run.segs[0].dst, own, count * es);
+  double eb = 0;
+  int rc = run.resolve_eb(own, count, true, root, &eb);
+  if (rc) return rc;
+  run.make_link(eb, run.bound(range(vr, subtree(vr, p))));
+  if (r != root) run.compress({vr});
+  binomial_gather(*run.link, r, p, root, identity(p));
+  return run.finish();
+}
+
+bool float_and_large(const zcoll_comm_s& c, MPI_Datatype t, size_t count, zcoll_dtype* dt) {
+  return c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(t, dt) && count * fzl::element_size(*dt) >= c.cfg.min_bytes;
+}
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return ZCOLL_ERR_NO_MEMORY;
+  }
+}
+
+}  // namespace
+}  // namespace zcoll::coll
+
+using namespace zcoll::coll;
+
+extern "C" {
+
+int zcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int root, zcoll_comm comm) {
+  if (!comm) return ZCOLL_ERR_ARG;
+  zcoll_comm_s& c = *comm;
+  if (count < 0 || root < 0 || root >= c.size || (count > 0 && !buffer)) return ZCOLL_ERR_ARG;
+  zcoll_dtype dt;
+  if (float_and_large(c, datatype, static_cast<size_t>(count), &dt))
+    return guarded([&] { return bcast_engine(c, buffer, static_cast<size_t>(count), dt, root); });
+  plain(c);
+  return mpi_rc(MPI_Bcast(buffer, count, datatype, root, c.comm));
+}
+
+int zcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, zcoll_comm comm) {
+  if (!comm) return ZCOLL_ERR_ARG;
+  zcoll_comm_s& c = *comm;
+  if (root < 0 || root >= c.size) return ZCOLL_ERR_ARG;
+  const bool is_root = c.rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
+  // The arguments significant on this rank decide; MPI requires the root's send
+  // signature to match every receive signature, which makes the decision agree.
+  if ((is_root && sendcount < 0) || (!in_place && recvcount < 0)) return ZCOLL_ERR_ARG;
+  if ((is_root && sendcount > 0 && !sendbuf) || (!in_place && recvcount > 0 && !recvbuf)) return ZCOLL_ERR_ARG;
+  zcoll_dtype dt;
+  const int count = is_root ? sendcount : recvcount;
+  const MPI_Datatype type = is_root ? sendtype : recvtype;
+  if (float_and_large(c, type, static_cast<size_t>(count), &dt))
+    return guarded([&] { return scatter_engine(c, sendbuf, recvbuf, static_cast<size_t>(count), dt, root); });
+  plain(c);
+  return mpi_rc(MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c.comm));
+}
+
+int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, zcoll_comm comm) {
+  if (!comm) return ZCOLL_ERR_ARG;
+  zcoll_comm_s& c = *comm;
+  if (root < 0 || root >= c.size) return ZCOLL_ERR_ARG;
+  const bool is_root = c.rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
+  if ((is_root && recvcount < 0) || (!in_place && sendcount < 0)) return ZCOLL_ERR_ARG;
+  if ((is_root && recvcount > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
+  zcoll_dtype dt;
+  const int count = is_root ? recvcount : sendcount;
+  const MPI_Datatype type = is_root ? recvtype : sendtype;
+  if (float_and_large(c, type, static_cast<size_t>(count), &dt))
+    return guarded([&] { return gather_engine(c, sendbuf, recvbuf, static_cast<size_t>(count), dt, root); });
+  plain(c);
+  return mpi_rc(MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c.comm));
+}
+
+}  // extern "C"
