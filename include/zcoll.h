@@ -16,6 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #ifndef ZCOLL_CODEC_ONLY
+/* zcoll uses MPI's C API only; keep C++ users from needing the MPI C++ bindings. */
+#if defined(__cplusplus) && !defined(MPI_VERSION)
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#endif
 #include <mpi.h>
 #endif
 

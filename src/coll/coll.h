@@ -6,7 +6,7 @@
 // (CompressedLink), or compressed before every send and decompressed after every receive
 // (CprP2pLink, the baseline).
 #pragma once
-#include <mpi.h>
+#include "zcoll.h"  // brings <mpi.h> without the MPI C++ bindings
 
 #include <cstddef>
 #include <cstdint>

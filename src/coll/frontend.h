@@ -2,7 +2,7 @@
 // the error bound every rank agrees on, and one compressed run from compression of what
 // a rank owns to decompression of what it received.
 #pragma once
-#include <mpi.h>
+#include "zcoll.h"  // brings <mpi.h> without the MPI C++ bindings
 
 #include <algorithm>
 #include <cfloat>
