@@ -314,34 +314,10 @@ inline void unpack32_avx2(const uint8_t* p, unsigned b, uint32_t signs, int32_t*
 
 // ------------------------------------------------------------------ encode
 
+// Writes one block given its residual magnitudes, sign bits and code length.
 template <class T>
-uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T* x, bool alt,
-                      uint8_t* p) {
-  uint32_t mags[kBlock];
-  uint32_t any = 0, signs = 0;
-#if defined(__AVX2__)
-  if (n == kBlock) {
-    __m256i acc = _mm256_setzero_si256();
-    for (unsigned g = 0; g < 4; ++g) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + 8 * g));
-      const __m256i m = _mm256_abs_epi32(v);  // |INT32_MIN| stays 2^31 as unsigned
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(mags + 8 * g), m);
-      acc = _mm256_or_si256(acc, m);
-      signs |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(v))) << (8 * g);
-    }
-    __m128i a = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0x4e));
-    a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0xb1));
-    any = static_cast<uint32_t>(_mm_cvtsi128_si32(a));
-  } else
-#endif
-  for (unsigned i = 0; i < n; ++i) {
-    const uint32_t u = static_cast<uint32_t>(r[i]);
-    mags[i] = magnitude(u);
-    any |= mags[i];
-    signs |= (u >> 31) << i;
-  }
-  const unsigned b = bit_length(any);
+uint8_t* emit_block(const uint32_t* mags, uint32_t signs, unsigned b, unsigned n, uint32_t exact_mask, const T* x,
+                    bool alt, uint8_t* p) {
   *p++ = static_cast<uint8_t>(b | (exact_mask ? kTagExact : 0u) | (alt ? kTagAltPredictor : 0u));
   if (b) {
     store_u32(p, signs);
@@ -362,6 +338,53 @@ uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T
   }
   return p;
 }
+
+template <class T>
+uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T* x, bool alt, uint8_t* p) {
+  uint32_t mags[kBlock];
+  uint32_t any = 0, signs = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const uint32_t u = static_cast<uint32_t>(r[i]);
+    mags[i] = magnitude(u);
+    any |= mags[i];
+    signs |= (u >> 31) << i;
+  }
+  return emit_block(mags, signs, bit_length(any), n, exact_mask, x, alt, p);
+}
+
+#if defined(__AVX2__)
+// A full 1-D block: first and second differences of q (q[-1], q[-2] readable), their
+// magnitudes and signs in one pass; emits whichever order needs fewer bits.
+template <class T>
+uint8_t* encode_block_1d_avx2(const int32_t* q, uint32_t exact_mask, const T* x, uint8_t* p) {
+  alignas(32) uint32_t m1[kBlock], m2[kBlock];
+  uint32_t s1 = 0, s2 = 0;
+  __m256i o1 = _mm256_setzero_si256(), o2 = _mm256_setzero_si256();
+  for (unsigned g = 0; g < 4; ++g) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 8 * g));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 8 * g - 1));
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 8 * g - 2));
+    const __m256i d1 = _mm256_sub_epi32(a, b);
+    const __m256i d2 = _mm256_sub_epi32(d1, _mm256_sub_epi32(b, c));
+    const __m256i a1 = _mm256_abs_epi32(d1), a2 = _mm256_abs_epi32(d2);  // |INT32_MIN| stays 2^31 unsigned
+    _mm256_store_si256(reinterpret_cast<__m256i*>(m1 + 8 * g), a1);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(m2 + 8 * g), a2);
+    o1 = _mm256_or_si256(o1, a1);
+    o2 = _mm256_or_si256(o2, a2);
+    s1 |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d1))) << (8 * g);
+    s2 |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d2))) << (8 * g);
+  }
+  auto reduce_or = [](__m256i v) {
+    __m128i t = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0x4e));
+    t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0xb1));
+    return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+  };
+  const unsigned b1 = bit_length(reduce_or(o1)), b2 = bit_length(reduce_or(o2));
+  return b2 < b1 ? emit_block(m2, s2, b2, kBlock, exact_mask, x, true, p)
+                 : emit_block(m1, s1, b1, kBlock, exact_mask, x, false, p);
+}
+#endif
 
 template <class T>
 size_t encode_chunk(const T* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
@@ -391,6 +414,12 @@ size_t encode_chunk(const T* x, size_t n, size_t begin, const ChunkGeometry& g, 
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
     const uint32_t mask = quantize_block(x + i, len, g, q + i);
     if (mask) fill_block_placeholders(q, i, mask);
+#if defined(__AVX2__)
+    if (len == kBlock) {
+      p = encode_block_1d_avx2(q + i, mask, x + i, p);
+      continue;
+    }
+#endif
     const uint32_t* qu = reinterpret_cast<const uint32_t*>(q + i);
     uint32_t any1 = 0, any2 = 0;
     for (unsigned k = 0; k < len; ++k) {
