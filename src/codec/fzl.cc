@@ -111,7 +111,8 @@ double rel_to_abs(double rel, double lo, double hi) {
   // A constant field (or no finite value) has no range: bound relative to its magnitude.
   if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
   if (!(range > 0)) range = 1.0;
-  double eb = rel * std::min(range, DBL_MAX);
+  // max - min can overflow (+-1e308) while rel x (max - min) does not.
+  double eb = std::isfinite(range) ? rel * range : rel * hi - rel * lo;
   if (!(eb > 0)) eb = DBL_TRUE_MIN;  // rel x range underflowed: the tightest bound there is
   return std::min(eb, DBL_MAX / 4);
 }

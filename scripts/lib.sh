@@ -1,0 +1,91 @@
+# Shared helpers for scripts/*.sh. Source it; do not run it.
+# shellcheck disable=SC2034  # arrays below are used by the scripts that source this file
+# shellcheck shell=bash
+
+ZCOLL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+zlog() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+zdie() { zlog "ERROR: $*"; exit 1; }
+
+znproc() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2; }
+
+# Debian packages, by purpose. libomp-dev: clang's OpenMP (the fuzz build uses clang).
+ZCOLL_APT_BUILD=(build-essential cmake pkg-config libmpich-dev mpich libopenmpi-dev openmpi-bin libgtest-dev)
+ZCOLL_APT_FUZZ=(clang libclang-rt-14-dev libomp-dev)
+ZCOLL_APT_PYTHON=(python3 python3-venv python3-pip)
+
+# zpkg_missing PKG...: prints the packages that are not installed (Debian/dpkg only).
+zpkg_missing() {
+  local p
+  for p in "$@"; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+      printf '%s\n' "$p"
+    fi
+  done
+}
+
+# zapt_ensure PKG...: installs what is missing. As root: apt-get (update first only when
+# something is missing). Not root: prints the command and fails.
+zapt_ensure() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    zlog "not a Debian-like system (no dpkg-query): make sure the equivalents of these are installed: $*"
+    return 0
+  fi
+  local missing
+  mapfile -t missing < <(zpkg_missing "$@")
+  if [ "${#missing[@]}" -eq 0 ]; then
+    zlog "apt: all ${#} packages present"
+    return 0
+  fi
+  local cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    zlog "missing Debian packages: ${missing[*]}"
+    zlog "install them as root, then run this again:"
+    printf '  sudo sh -c "%s"\n' "$cmd" >&2
+    return 1
+  fi
+  zlog "apt: installing ${missing[*]}"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  mapfile -t missing < <(zpkg_missing "$@")
+  [ "${#missing[@]}" -eq 0 ] || { zlog "apt: still missing after install: ${missing[*]}"; return 1; }
+}
+
+# Environment that lets both MPIs run in CI containers: Open MPI refuses root and
+# more ranks than cores unless told; MPICH ignores these variables.
+zmpi_env() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_rmaps_base_oversubscribe=1
+  # Open MPI 4: no InfiniBand probing noise on machines without it, and no CMA
+  # single-copy (it needs ptrace rights that containers often withhold).
+  export OMPI_MCA_btl="${OMPI_MCA_btl:-^openib}"
+  export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+}
+
+# zmpi_cmake_args MPI: prints (one per line) the CMake arguments that select MPI
+# (mpich or openmpi) by its Debian wrapper names.
+zmpi_cmake_args() {
+  local mpi="$1" cc exe
+  cc="$(command -v "mpicc.$mpi" || true)"
+  exe="$(command -v "mpiexec.$mpi" || true)"
+  if [ -z "$cc" ] || [ -z "$exe" ]; then zlog "mpicc.$mpi / mpiexec.$mpi not found"; return 1; fi
+  printf '%s\n' "-DMPI_C_COMPILER=$cc" "-DMPIEXEC_EXECUTABLE=$exe"
+  if [ "$mpi" = openmpi ]; then
+    # So that plain `ctest` in build-openmpi also works as root and with more ranks than cores.
+    local pre="--oversubscribe"
+    [ "$(id -u)" -eq 0 ] && pre="$pre;--allow-run-as-root"
+    printf '%s\n' "-DMPIEXEC_PREFLAGS=$pre"
+  fi
+}
+
+# zbuild MPI BUILD_TYPE [extra cmake args...]: configure and build build-MPI.
+zbuild() {
+  local mpi="$1" type="$2"; shift 2
+  local dir="$ZCOLL_ROOT/build-$mpi" args
+  mapfile -t args < <(zmpi_cmake_args "$mpi") || return 1
+  [ "${#args[@]}" -gt 0 ] || return 1
+  zlog "configure $dir ($mpi, $type)"
+  cmake -S "$ZCOLL_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE="$type" "${args[@]}" "$@" || return 1
+  zlog "build $dir"
+  cmake --build "$dir" -j"$(znproc)" || return 1
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The full test run (README; CI runs it through .ci/run). From a fresh Debian 12 machine:
+#   1. scripts/bootstrap.sh --no-build          missing apt packages (as root)
+#   2. for MPI in mpich openmpi:
+#        configure + build (Release) in build-<MPI>, ctest        stage "ctest-<MPI>"
+#        scripts/check_install.sh build-<MPI>                     stage "install-<MPI>"
+#   3. clang build with ZCOLL_BUILD_FUZZ=ON in build-fuzz, ctest  stage "fuzz"
+# Every stage runs even when an earlier one failed (except after a failed bootstrap); the
+# last line is "test.sh: N passed, M failed" and the exit status is non-zero if M > 0.
+#
+# Environment: ZCOLL_TEST_MPIS (default "mpich openmpi"), ZCOLL_CTEST_JOBS (default nproc),
+# ZCOLL_CTEST_TIMEOUT (seconds per test without its own TIMEOUT; default 300).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ZCOLL_ROOT"
+
+read -r -a mpis <<< "${ZCOLL_TEST_MPIS:-mpich openmpi}"
+jobs="${ZCOLL_CTEST_JOBS:-$(znproc)}"
+timeout="${ZCOLL_CTEST_TIMEOUT:-300}"
+ctest_args=(--output-on-failure --no-tests=error --timeout "$timeout" -j "$jobs")
+
+names=() results=() times=() notes=()
+t_all=$SECONDS
+
+# record NAME RESULT SECONDS NOTE
+record() { names+=("$1"); results+=("$2"); times+=("$3"); notes+=("${4:-}"); }
+
+# stage NAME CMD...: runs CMD in a subshell with errexit on and records PASS/FAIL; sets
+# stage_rc. It always returns 0 and must not be called from a condition (if, ||, &&):
+# bash would then ignore errexit inside CMD as well.
+stage_rc=0
+stage() {
+  local name="$1" t0=$SECONDS dt; shift
+  printf '\n=============== %s: %s\n' "$name" "$*"
+  set +e
+  ( set -euo pipefail; "$@" )
+  stage_rc=$?
+  set -e
+  dt=$((SECONDS - t0))
+  if [ "$stage_rc" -eq 0 ]; then
+    record "$name" PASS "$dt"
+    printf '=============== %s: PASS (%ss)\n' "$name" "$dt"
+  else
+    record "$name" FAIL "$dt" "exit status $stage_rc"
+    printf '=============== %s: FAIL (exit status %s, %ss)\n' "$name" "$stage_rc" "$dt"
+  fi
+  return 0
+}
+
+summary() {
+  local i passed=0 failed=0
+  printf '\n=============== summary\n'
+  for i in "${!names[@]}"; do
+    printf '  %-16s %-7s %5ss  %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}" "${notes[$i]}"
+    case "${results[$i]}" in
+      PASS) passed=$((passed + 1)) ;;
+      FAIL) failed=$((failed + 1)) ;;
+    esac
+  done
+  printf '  total time %ss\n' "$((SECONDS - t_all))"
+  echo "test.sh: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+zmpi_env
+
+# ---- 1. packages
+stage bootstrap bash scripts/bootstrap.sh --no-build
+if [ "$stage_rc" -ne 0 ]; then
+  for mpi in "${mpis[@]}"; do
+    record "ctest-$mpi" FAIL 0 "not run: bootstrap failed"
+    record "install-$mpi" FAIL 0 "not run: bootstrap failed"
+  done
+  record fuzz FAIL 0 "not run: bootstrap failed"
+  summary
+  exit 1
+fi
+# bootstrap is a prerequisite, not one of the counted stages
+unset 'names[0]' 'results[0]' 'times[0]' 'notes[0]'
+names=("${names[@]}") results=("${results[@]}") times=("${times[@]}") notes=("${notes[@]}")
+
+# ---- 2. each MPI: build + ctest, install check
+ctest_mpi() {
+  local mpi="$1"
+  # Tests and bench ON explicitly: a build dir configured otherwise (e.g. by hand) is reset.
+  zbuild "$mpi" Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_BUILD_BENCH=ON -DZCOLL_BUILD_FUZZ=OFF
+  ctest --test-dir "build-$mpi" "${ctest_args[@]}"
+}
+for mpi in "${mpis[@]}"; do
+  stage "ctest-$mpi" ctest_mpi "$mpi"
+  # The install check needs the four libraries (not the tests): run it whenever they build.
+  if [ -f "build-$mpi/CMakeCache.txt" ] && cmake --build "build-$mpi" -j"$(znproc)" \
+       --target zcoll zcoll_static zcoll_codec zcoll_codec_static >/dev/null 2>&1; then
+    stage "install-$mpi" bash scripts/check_install.sh "build-$mpi"
+  else
+    record "install-$mpi" FAIL 0 "not run: build-$mpi did not build"
+    echo "=============== install-$mpi: FAIL (not run: build-$mpi did not build)"
+  fi
+done
+
+# ---- 3. fuzz target (clang + libFuzzer)
+fuzz() {
+  local args
+  mapfile -t args < <(zmpi_cmake_args mpich)
+  cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+        -DZCOLL_BUILD_FUZZ=ON -DZCOLL_BUILD_TESTS=OFF -DZCOLL_BUILD_BENCH=OFF "${args[@]}"
+  cmake --build build-fuzz -j"$(znproc)"
+  ctest --test-dir build-fuzz "${ctest_args[@]}"
+}
+if [ -f fuzz/CMakeLists.txt ]; then
+  stage fuzz fuzz
+else
+  echo
+  echo "=============== fuzz: SKIPPED: fuzz/CMakeLists.txt does not exist (yet), so there is no fuzz target to build"
+fi
+
+summary
