@@ -167,11 +167,6 @@ void write_header(const Plan& plan, uint8_t* out) {
   for (int d = 0; d < 3; ++d) store_u64(out + 32 + 8 * d, plan.dims[d]);
 }
 
-// Covers the header fields before it and the whole index.
-uint32_t header_checksum(const uint8_t* in, size_t nchunks) {
-  return checksum(in, 56, 0x5a43464cull) ^ checksum(in + kHeaderBytes, nchunks * kIndexEntryBytes, 0x494e4458ull);
-}
-
 void seal_header(const Plan& plan, uint8_t* out) { store_u32(out + 56, header_checksum(out, plan.nchunks)); }
 
 size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }

@@ -86,6 +86,11 @@ inline uint32_t checksum(const uint8_t* p, size_t n, uint64_t seed = 0) {
   return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
+// The header's checksum: the header fields before it, and the whole index.
+inline uint32_t header_checksum(const uint8_t* in, size_t nchunks) {
+  return checksum(in, 56, 0x5a43464cull) ^ checksum(in + kHeaderBytes, nchunks * kIndexEntryBytes, 0x494e4458ull);
+}
+
 // Everything an encoder or decoder of one chunk needs to know.
 struct ChunkGeometry {
   double eb = 0, twoeb = 0, inv = 0;  // inv = 1 / (2 eb)

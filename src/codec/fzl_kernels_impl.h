@@ -6,6 +6,19 @@
 
 // ------------------------------------------------------------------ helpers
 
+// Callers may pass buffers at any byte offset, so scalar element access goes through
+// memcpy (one plain load or store once compiled).
+template <class T>
+inline T load_elem(const T* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T>
+inline void store_elem(T* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
 // Branch-free: residual signs are a coin toss, and a branch here mispredicts half the time.
 inline uint32_t magnitude(uint32_t u) {
   const uint32_t s = static_cast<uint32_t>(static_cast<int32_t>(u) >> 31);
@@ -45,7 +58,7 @@ inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g,
   uint32_t mask = 0;
   for (unsigned k = 0; k < len; ++k) {
     int32_t qk = 0;
-    if (!quantize_value(x[k], g, qk)) mask |= 1u << k;
+    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
     q[k] = qk;
   }
   return mask;
@@ -112,7 +125,7 @@ inline uint32_t quantize_block<float>(const float* x, unsigned len, const ChunkG
   uint32_t mask = 0;
   for (unsigned k = 0; k < len; ++k) {
     int32_t qk = 0;
-    if (!quantize_value(x[k], g, qk)) mask |= 1u << k;
+    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
     q[k] = qk;
   }
   return mask;
@@ -123,7 +136,7 @@ inline uint32_t quantize_block<double>(const double* x, unsigned len, const Chun
   uint32_t mask = 0;
   for (unsigned k = 0; k < len; ++k) {
     int32_t qk = 0;
-    if (!quantize_value(x[k], g, qk)) mask |= 1u << k;
+    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
     q[k] = qk;
   }
   return mask;
@@ -485,7 +498,7 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
       d1 = static_cast<uint32_t>(rb[k]);
     }
     q1 += d1;
-    out[k] = dequantize_value<T>(static_cast<int32_t>(q1), twoeb);
+    store_elem(out + k, dequantize_value<T>(static_cast<int32_t>(q1), twoeb));
   }
 }
 
@@ -562,7 +575,7 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     for (size_t i = 0; i < n; ++i)
       q[i] = static_cast<int32_t>(static_cast<uint32_t>(r[i]) + pred.next(q, i));
     const double twoeb = g.twoeb;
-    for (size_t i = 0; i < n; ++i) out[i] = dequantize_value<T>(q[i], twoeb);
+    for (size_t i = 0; i < n; ++i) store_elem(out + i, dequantize_value<T>(q[i], twoeb));
   }
   for (size_t blk = 0; blk < nblocks; ++blk) {
     const uint8_t* src = s.exact_src[blk];
@@ -611,7 +624,7 @@ void finite_range(const T* x, size_t n, double* lo, double* hi) {
   }
 #endif
   for (; i < n; ++i) {
-    const T v = x[i];
+    const T v = load_elem(x + i);
     if (std::isfinite(v)) {
       mn = v < mn ? v : mn;
       mx = v > mx ? v : mx;
