@@ -43,8 +43,8 @@ inline constexpr unsigned kBlock = 32;
 inline constexpr unsigned kTagBitsMask = 0x3f;
 inline constexpr unsigned kTagExact = 0x40;
 inline constexpr unsigned kTagAltPredictor = 0x80;
-// |x / (2 eb)| must stay below this for x to be quantized; larger values are stored
-// exactly. 2^30 leaves one bit of headroom for adding two streams' integers.
+// |round(x / (2 eb))| must not exceed this for x to be quantized; larger values are
+// stored exactly. 2^30 leaves one bit of headroom for adding two streams' integers.
 inline constexpr double kQuantLimit = 1073741823.0;  // 2^30 - 1
 
 // Largest encoded block: tag + signs + 32 x 32 bits + exact mask; exact values counted apart.

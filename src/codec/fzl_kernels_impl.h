@@ -32,9 +32,9 @@ inline unsigned bit_length(uint32_t v) { return v ? 32u - static_cast<unsigned>(
 // double. (Errors of exactly eb are sent exactly; that is rare and only costs bytes.)
 template <class T>
 inline bool quantize_value(T x, const ChunkGeometry& g, int32_t& q) {
-  const double v = static_cast<double>(x) * g.inv;
-  if (!(std::fabs(v) <= kQuantLimit)) return false;  // also NaN and Inf
-  const double rq = std::nearbyint(v);
+  // The limit applies to the rounded value (as the AVX2 kernel checks it on integers).
+  const double rq = std::nearbyint(static_cast<double>(x) * g.inv);
+  if (!(std::fabs(rq) <= kQuantLimit)) return false;  // also NaN and Inf
   const T rec = static_cast<T>(rq * g.twoeb);
   const T err = std::fabs(x - rec);
   if constexpr (sizeof(T) == 4) {
@@ -65,27 +65,18 @@ inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g,
 }
 
 #if defined(__AVX2__)
-inline __m256i zero_lanes(__m256i v, uint32_t lanes) {
-  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-  const __m256i sel = _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(lanes)), bit);
-  return _mm256_andnot_si256(_mm256_cmpeq_epi32(sel, bit), v);
-}
-
-// Eight values (as two halves of four doubles): scale and round half-even. ra/rb get
-// the rounded values (0 where out of range, NaN or Inf), `bad` those lanes.
-inline void quantize8(__m256d xa, __m256d xb, const ChunkGeometry& g, __m256d& ra, __m256d& rb, uint32_t& bad) {
-  const __m256d inv = _mm256_set1_pd(g.inv), lim = _mm256_set1_pd(kQuantLimit),
-                absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
-  const __m256d va = _mm256_mul_pd(xa, inv), vb = _mm256_mul_pd(xb, inv);
-  const __m256d oka = _mm256_cmp_pd(_mm256_and_pd(va, absmask), lim, _CMP_LE_OQ);
-  const __m256d okb = _mm256_cmp_pd(_mm256_and_pd(vb, absmask), lim, _CMP_LE_OQ);
-  ra = _mm256_and_pd(_mm256_round_pd(va, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), oka);
-  rb = _mm256_and_pd(_mm256_round_pd(vb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), okb);
-  bad = ~(static_cast<uint32_t>(_mm256_movemask_pd(oka)) | (static_cast<uint32_t>(_mm256_movemask_pd(okb)) << 4)) & 0xffu;
-}
-
-inline __m256i to_int8(__m256d ra, __m256d rb) {
-  return _mm256_set_m128i(_mm256_cvtpd_epi32(rb), _mm256_cvtpd_epi32(ra));
+// Eight values (two halves of four doubles) scaled and rounded half-even, as int32.
+// cvtpd_epi32 turns NaN, Inf and overflow into INT32_MIN, which as an unsigned
+// magnitude exceeds the limit, so one unsigned compare on the integers finds every
+// value out of range. ra/rb keep the rounded doubles for the rebuild check.
+inline __m256i quantize8(__m256d xa, __m256d xb, const ChunkGeometry& g, __m256d& ra, __m256d& rb, __m256i& ok) {
+  const __m256d inv = _mm256_set1_pd(g.inv);
+  ra = _mm256_round_pd(_mm256_mul_pd(xa, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  rb = _mm256_round_pd(_mm256_mul_pd(xb, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256i q = _mm256_set_m128i(_mm256_cvtpd_epi32(rb), _mm256_cvtpd_epi32(ra));
+  const __m256i lim = _mm256_set1_epi32(static_cast<int>(kQuantLimit));
+  ok = _mm256_cmpeq_epi32(_mm256_max_epu32(_mm256_abs_epi32(q), lim), lim);
+  return q;
 }
 
 template <class T>
@@ -93,28 +84,31 @@ inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t*
   const __m256d twoeb = _mm256_set1_pd(g.twoeb);
   uint32_t mask = 0;
   for (unsigned j = 0; j < kBlock; j += 8) {
-    uint32_t bad, fail;
     __m256d ra, rb;
+    __m256i ok, qi;
     if constexpr (sizeof(T) == 4) {
       const __m256 xf = _mm256_loadu_ps(reinterpret_cast<const float*>(x) + j);
-      quantize8(_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), g, ra,
-                rb, bad);
+      qi = quantize8(_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), g, ra,
+                     rb, ok);
       const __m256 rec = _mm256_setr_m128(_mm256_cvtpd_ps(_mm256_mul_pd(ra, twoeb)),
                                           _mm256_cvtpd_ps(_mm256_mul_pd(rb, twoeb)));
       const __m256 err = _mm256_and_ps(_mm256_sub_ps(xf, rec), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
-      fail = ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(err, _mm256_set1_ps(g.eb_f32), _CMP_LT_OQ))) & 0xffu;
+      ok = _mm256_and_si256(ok, _mm256_castps_si256(_mm256_cmp_ps(err, _mm256_set1_ps(g.eb_f32), _CMP_LT_OQ)));
     } else {
       const double* xd = reinterpret_cast<const double*>(x) + j;
       const __m256d xa = _mm256_loadu_pd(xd), xb = _mm256_loadu_pd(xd + 4);
-      quantize8(xa, xb, g, ra, rb, bad);
+      qi = quantize8(xa, xb, g, ra, rb, ok);
       const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)), eb = _mm256_set1_pd(g.eb);
-      const __m256d ea = _mm256_and_pd(_mm256_sub_pd(xa, _mm256_mul_pd(ra, twoeb)), absm);
-      const __m256d eb2 = _mm256_and_pd(_mm256_sub_pd(xb, _mm256_mul_pd(rb, twoeb)), absm);
-      fail = ~(static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(ea, eb, _CMP_LT_OQ))) |
-               (static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(eb2, eb, _CMP_LT_OQ))) << 4)) & 0xffu;
+      const __m256d ea = _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(xa, _mm256_mul_pd(ra, twoeb)), absm), eb, _CMP_LT_OQ);
+      const __m256d eb2 = _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(xb, _mm256_mul_pd(rb, twoeb)), absm), eb, _CMP_LT_OQ);
+      // 4 x 64-bit lane masks -> 8 x 32-bit: take the low half of each 64-bit mask.
+      const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+      const __m128i la = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(ea), pick));
+      const __m128i lb = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(eb2), pick));
+      ok = _mm256_and_si256(ok, _mm256_set_m128i(lb, la));
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + j), zero_lanes(to_int8(ra, rb), bad | fail));
-    mask |= (bad | fail) << j;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + j), _mm256_and_si256(qi, ok));
+    mask |= (~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(ok))) & 0xffu) << j;
   }
   return mask;
 }
