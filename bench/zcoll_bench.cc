@@ -4,6 +4,8 @@
 // Without --input it runs every field in data/ and ../shared/datasets at REL 1e-2..1e-5 and
 // prints a table. Throughput is uncompressed bytes per second, best of K runs; memcpy of a
 // buffer of the same size is measured in the same run as the yardstick.
+//   mpiexec -n N zcoll-bench coll --op OP --input FILE ... (see coll_bench.cc): compressed
+// collectives against plain MPI on the same buffers; MPI is initialised only there.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,7 +37,11 @@ struct Options {
                "zcoll-bench: %s\n"
                "usage: zcoll-bench codec [--input FILE --dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
                "                         [--codec fzl] [--threads N] [--repeat K] [--chunk N]\n"
-               "                         [--dims AxBxC|auto] [--json]\n",
+               "                         [--dims AxBxC|auto] [--json]\n"
+               "       mpiexec -n N zcoll-bench coll --op allgather|bcast|scatter|gather|alltoall --input FILE\n"
+               "                         [--dtype f32|f64] [--eb-mode abs|rel] [--eb X] [--algo mpi|zcoll|cprp2p|...]\n"
+               "                         [--bytes PER_RANK] [--iters K] [--warmup W] [--threads T] [--root R] [--json]\n"
+               "                         (zcoll-bench coll --help for details)\n",
                msg);
   std::exit(2);
 }
@@ -215,15 +221,19 @@ Result run_one(const std::string& file, const std::string& dtype, const Options&
 }
 
 void print_json(const Result& r) {
+  // JSON has no infinity: an exact reconstruction has no finite PSNR.
+  char buf[32] = "null";
+  if (std::isfinite(r.psnr_db)) std::snprintf(buf, sizeof buf, "%.3f", r.psnr_db);
+  const std::string psnr = buf;
   std::printf(
       "{\"file\":\"%s\",\"dtype\":\"%s\",\"n\":%zu,\"codec\":\"%s\",\"eb_mode\":\"%s\",\"eb\":%.6g,"
       "\"eb_abs\":%.9g,\"threads\":%d,\"ndims\":%d,\"bytes\":%zu,\"compressed_bytes\":%zu,\"ratio\":%.4f,"
       "\"comp_gbps\":%.4f,\"decomp_gbps\":%.4f,\"memcpy_gbps\":%.4f,\"max_abs_err\":%.9g,"
-      "\"max_err_over_eb\":%.6f,\"mean_err\":%.6g,\"rmse\":%.6g,\"psnr_db\":%.3f,\"nrmse\":%.6g,"
+      "\"max_err_over_eb\":%.6f,\"mean_err\":%.6g,\"rmse\":%.6g,\"psnr_db\":%s,\"nrmse\":%.6g,"
       "\"specials_exact\":%s}\n",
       r.file.c_str(), r.dtype.c_str(), r.n, r.codec.c_str(), r.eb_mode.c_str(), r.eb, r.eb_abs, r.threads,
       r.ndims, r.bytes, r.compressed, r.ratio, r.comp_gbps, r.decomp_gbps, r.memcpy_gbps, r.max_abs_err,
-      r.max_err_over_eb, r.mean_err, r.rmse, r.psnr_db, r.nrmse, r.exact_specials ? "true" : "false");
+      r.max_err_over_eb, r.mean_err, r.rmse, psnr.c_str(), r.nrmse, r.exact_specials ? "true" : "false");
 }
 
 std::vector<fs::path> default_fields() {
@@ -359,9 +369,12 @@ int codec_main(int argc, char** argv) {
 
 }  // namespace
 
+int coll_main(int argc, char** argv);  // coll_bench.cc
+
 int main(int argc, char** argv) {
-  if (argc < 2) usage("missing command (codec)");
+  if (argc < 2) usage("missing command (codec or coll)");
   const std::string cmd = argv[1];
   if (cmd == "codec") return codec_main(argc - 2, argv + 2);
+  if (cmd == "coll") return coll_main(argc - 2, argv + 2);
   usage(("unknown command " + cmd).c_str());
 }

@@ -266,7 +266,8 @@ typedef struct zcoll_stats {
   double eb_abs;        /* absolute bound used (0 when not compressed) */
   size_t raw_bytes;     /* uncompressed bytes of the blocks this rank sent */
   size_t wire_bytes;    /* bytes this rank sent (compressed) */
-  double t_compress, t_comm, t_decompress; /* seconds on this rank */
+  double t_compress, t_comm, t_decompress; /* seconds on this rank (CPRP2P: summed over
+                                              the compressions and decompressions of every hop) */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
 

@@ -47,11 +47,7 @@ int allgather_engine(zcoll_comm_s& c, const void* sendbuf, zcoll_dtype dt, void*
   std::vector<int> seg_of_rank(all);
   if (run.algorithm == ZCOLL_ALGO_BRUCK) bruck_allgather(*run.link, r, p, seg_of_rank);
   else ring_allgather(*run.link, r, p, seg_of_rank);
-  rc = run.finish();
-  size_t sent_raw = 0;
-  for (int i = 0; i < p; ++i) sent_raw += run.segs[i].count;
-  c.last.raw_bytes = (sent_raw - run.segs[(r + 1) % p].count) * es;  // each rank forwards all but one block
-  return rc;
+  return run.finish();
 }
 
 bool bad_counts(const int* counts, const int* displs, int p) {

@@ -77,6 +77,10 @@ int compress_owned(Link& link, const std::vector<int>& ids);
 // Decompresses every received segment that has a dst (compressed link), or does nothing
 // (CPRP2P: values are already in place).
 int decompress_received(Link& link);
-size_t wire_bytes(const Link& link);
+size_t wire_bytes(const Link& link);  // bytes this rank sent
+size_t raw_bytes(const Link& link);   // uncompressed bytes of the segments it sent
+// Seconds spent compressing in sends and decompressing in receives (CPRP2P).
+double hop_compress_seconds(const Link& link);
+double hop_decompress_seconds(const Link& link);
 
 }  // namespace zcoll::coll

@@ -115,10 +115,12 @@ struct Run {
     const double t = now();
     int rc = decompress_received(*link);
     t_decomp = now() - t;
-    c.last.t_compress = t_comp;
-    c.last.t_decompress = t_decomp;
-    c.last.t_comm = now() - t0 - t_comp - t_decomp;
+    const double hc = hop_compress_seconds(*link), hd = hop_decompress_seconds(*link);  // CPRP2P
+    c.last.t_compress = t_comp + hc;
+    c.last.t_decompress = t_decomp + hd;
+    c.last.t_comm = now() - t0 - c.last.t_compress - c.last.t_decompress;
     c.last.wire_bytes = wire_bytes(*link);
+    c.last.raw_bytes = raw_bytes(*link);
     return rc;
   }
 };

@@ -29,6 +29,9 @@ class MessageLink : public Link {
   }
   int status() const override { return error_; }
   size_t wire() const { return wire_; }
+  size_t raw() const { return raw_; }
+  double hop_compress_seconds() const { return t_hop_comp_; }
+  double hop_decompress_seconds() const { return t_hop_decomp_; }
 
  protected:
   void fail(int code) {
@@ -107,11 +110,17 @@ class MessageLink : public Link {
     if (pos != len) fail(ZCOLL_ERR_CORRUPT);
   }
 
+  // Counts the raw bytes of the segments in a message about to be sent.
+  void count_raw(const int* ids, int n) {
+    for (int i = 0; i < n; ++i) raw_ += (*s_.segs)[ids[i]].count * fzl::element_size(s_.dtype);
+  }
+
   LinkSetup s_;
   std::vector<MPI_Request> reqs_;
   std::deque<std::vector<uint8_t>> outgoing_;  // buffers of sends in flight
   int error_ = ZCOLL_SUCCESS;
-  size_t wire_ = 0;
+  size_t wire_ = 0, raw_ = 0;
+  double t_hop_comp_ = 0, t_hop_decomp_ = 0;  // codec time inside send/recv (CPRP2P)
 };
 
 // Compress once, forward bytes, decompress once at the end.
@@ -141,6 +150,7 @@ class CompressedLink final : public MessageLink {
       if (i && sg.off != segs[ids[i - 1]].off + segs[ids[i - 1]].size) contiguous = false;
       total += sg.size;
     }
+    count_raw(ids, n);
     if (contiguous) return post(arena_ + segs[ids[0]].off, total, peer);
     outgoing_.emplace_back(total);
     uint8_t* q = outgoing_.back().data();
@@ -234,6 +244,7 @@ class CprP2pLink final : public MessageLink {
     outgoing_.emplace_back(cap);
     std::vector<uint8_t>& buf = outgoing_.back();
     size_t used = 0;
+    const double t0 = MPI_Wtime();
     for (int i = 0; i < n; ++i) {
       const Segment& sg = segs[ids[i]];
       size_t size = 0;
@@ -246,6 +257,8 @@ class CprP2pLink final : public MessageLink {
       }
       used += size;
     }
+    t_hop_comp_ += MPI_Wtime() - t0;
+    count_raw(ids, n);
     post(buf.data(), used, peer);
   }
 
@@ -256,6 +269,7 @@ class CprP2pLink final : public MessageLink {
       return inbox_.data() + at;
     });
     if (len >= 0 && !error_) {
+      const double t0 = MPI_Wtime();
       std::vector<Segment>& segs = *s_.segs;
       split(inbox_.data(), inbox_.size(), ids, n, [&](int id, size_t off, size_t size) {
         Segment& sg = segs[id];
@@ -268,6 +282,7 @@ class CprP2pLink final : public MessageLink {
         if (rc) fail(rc);
         received_[id] = true;
       });
+      t_hop_decomp_ += MPI_Wtime() - t0;
     }
     inbox_.clear();
   }
@@ -301,5 +316,10 @@ int decompress_received(Link& link) {
   return link.status();
 }
 size_t wire_bytes(const Link& link) { return static_cast<const MessageLink&>(link).wire(); }
+size_t raw_bytes(const Link& link) { return static_cast<const MessageLink&>(link).raw(); }
+double hop_compress_seconds(const Link& link) { return static_cast<const MessageLink&>(link).hop_compress_seconds(); }
+double hop_decompress_seconds(const Link& link) {
+  return static_cast<const MessageLink&>(link).hop_decompress_seconds();
+}
 
 }  // namespace zcoll::coll
