@@ -9,8 +9,10 @@ namespace zcoll::coll {
 namespace {
 
 // counts and displs in elements, as MPI_Allgatherv takes them.
-int allgather_engine(zcoll_comm_s& c, const void* sendbuf, zcoll_dtype dt, void* recvbuf, const int* counts,
-                     const int* displs) {
+// The decision to compress rests on the receive arguments, which every rank shares; a
+// rank's own data comes into its receive block first, whatever its send datatype.
+int allgather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, zcoll_dtype dt,
+                     MPI_Datatype recvtype, void* recvbuf, const int* counts, const int* displs) {
   const int p = c.size, r = c.rank;
   const size_t es = fzl::element_size(dt);
   size_t total = 0;
@@ -20,17 +22,19 @@ int allgather_engine(zcoll_comm_s& c, const void* sendbuf, zcoll_dtype dt, void*
   // defaults for short messages); the ring moves the same bytes in balanced steps.
   const int fallback = (p >= 8 && per_rank < (size_t{256} << 10)) ? ZCOLL_ALGO_BRUCK : ZCOLL_ALGO_RING;
   Run run(c, dt, choose(c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, fallback));
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  const void* own = in_place ? at(recvbuf, displs[r], es) : sendbuf;
   run.segs.resize(p);
   for (int i = 0; i < p; ++i) {
     run.segs[i].count = static_cast<size_t>(counts[i]);
     run.segs[i].dst = at(recvbuf, displs[i], es);
   }
+  const void* own = run.segs[r].dst;
   run.segs[r].src = own;
-  if (!in_place) std::memcpy(run.segs[r].dst, own, run.segs[r].count * es);
+  int rc = sendbuf == MPI_IN_PLACE
+               ? ZCOLL_SUCCESS
+               : local_copy(sendbuf, sendcount, sendtype, run.segs[r].dst, counts[r], recvtype, c.comm);
+  if (rc) return rc;
   double eb = 0;
-  int rc = run.resolve_eb(own, run.segs[r].count, true, 0, &eb);
+  rc = run.resolve_eb(own, run.segs[r].count, true, 0, &eb);
   if (rc) return rc;
   std::vector<int> all(p);
   std::iota(all.begin(), all.end(), 0);
@@ -77,7 +81,7 @@ int zcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   const bool compress = c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(recvtype, &dt) &&
                         static_cast<size_t>(total) * zcoll::fzl::element_size(dt) / c.size >= c.cfg.min_bytes;
   try {
-    if (compress) return allgather_engine(c, sendbuf, dt, recvbuf, recvcounts, displs);
+    if (compress) return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, recvcounts, displs);
   } catch (const std::bad_alloc&) {
     return ZCOLL_ERR_NO_MEMORY;
   }
@@ -99,7 +103,7 @@ int zcoll_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     try {
       std::vector<int> counts(c.size, recvcount), displs(c.size);
       for (int i = 0; i < c.size; ++i) displs[i] = i * recvcount;
-      return allgather_engine(c, sendbuf, dt, recvbuf, counts.data(), displs.data());
+      return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, counts.data(), displs.data());
     } catch (const std::bad_alloc&) {
       return ZCOLL_ERR_NO_MEMORY;
     }

@@ -5,20 +5,33 @@
 namespace zcoll::coll {
 namespace {
 
-int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t count, zcoll_dtype dt) {
+int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, zcoll_dtype dt) {
   const int p = c.size, r = c.rank;
+  const size_t count = static_cast<size_t>(recvcount);
   const size_t es = fzl::element_size(dt), block = count * es;
   Run run(c, dt, choose(c, {ZCOLL_ALGO_PAIRWISE}, ZCOLL_ALGO_PAIRWISE));
   const bool in_place = sendbuf == MPI_IN_PLACE;
   // In place, the outgoing blocks live in recvbuf, which the exchange overwrites. The
   // compress-once path has compressed them all before the first receive; the baseline
-  // compresses at send time, so it works from a copy.
+  // compresses at send time, so it works from a copy. A send datatype other than the
+  // receive one is converted to plain floats first (the receive arguments decide).
   std::vector<char> copy;
   if (in_place && run.algorithm == ZCOLL_ALGO_CPRP2P) {
     copy.assign(static_cast<const char*>(recvbuf), static_cast<const char*>(recvbuf) + block * p);
     sendbuf = copy.data();
   } else if (in_place) {
     sendbuf = recvbuf;
+  } else if (sendtype != recvtype || sendcount != recvcount) {
+    MPI_Aint lb = 0, extent = 0;
+    if (MPI_Type_get_extent(sendtype, &lb, &extent) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+    copy.resize(block * p);
+    for (int d = 0; d < p; ++d) {
+      const int rc = local_copy(static_cast<const char*>(sendbuf) + static_cast<MPI_Aint>(d) * sendcount * extent,
+                                sendcount, sendtype, copy.data() + block * d, recvcount, recvtype, c.comm);
+      if (rc) return rc;
+    }
+    sendbuf = copy.data();
   }
   run.segs.resize(2 * static_cast<size_t>(p));
   for (int i = 0; i < p; ++i) {
@@ -61,7 +74,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
   if (c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(recvtype, &dt) &&
       static_cast<size_t>(recvcount) * zcoll::fzl::element_size(dt) >= c.cfg.min_bytes) {
     try {
-      return alltoall_engine(c, sendbuf, recvbuf, static_cast<size_t>(recvcount), dt);
+      return alltoall_engine(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, dt);
     } catch (const std::bad_alloc&) {
       return ZCOLL_ERR_NO_MEMORY;
     }

@@ -79,6 +79,8 @@ int compress_owned(Link& link, const std::vector<int>& ids);
 int decompress_received(Link& link);
 size_t wire_bytes(const Link& link);  // bytes this rank sent
 size_t raw_bytes(const Link& link);   // uncompressed bytes of the segments it sent
+// The bound recorded in the streams this rank received (0 if it received none).
+double received_eb(const Link& link);
 // Seconds spent compressing in sends and decompressing in receives (CPRP2P).
 double hop_compress_seconds(const Link& link);
 double hop_decompress_seconds(const Link& link);

@@ -71,7 +71,8 @@ struct Run {
       lo = -ext[0];
       hi = ext[1];
     }
-    *eb = fzl::rel_to_abs(p.eb, lo, hi);
+    // Ranks other than the root only forward and decompress: the streams carry the bound.
+    *eb = global || c.rank == root ? fzl::rel_to_abs(p.eb, lo, hi) : 0.0;
     if (!global && algorithm == ZCOLL_ALGO_CPRP2P &&  // every hop recompresses: all need it
         MPI_Bcast(eb, 1, MPI_DOUBLE, root, c.comm) != MPI_SUCCESS)
       return ZCOLL_ERR_MPI;
@@ -121,6 +122,7 @@ struct Run {
     c.last.t_comm = now() - t0 - c.last.t_compress - c.last.t_decompress;
     c.last.wire_bytes = wire_bytes(*link);
     c.last.raw_bytes = raw_bytes(*link);
+    if (c.last.eb_abs == 0) c.last.eb_abs = received_eb(*link);
     return rc;
   }
 };
@@ -128,6 +130,23 @@ struct Run {
 inline void plain(zcoll_comm_s& c) {
   c.last = zcoll_stats{};
   c.last.algorithm = ZCOLL_ALGO_MPI;
+}
+
+// Copies a rank's own data from a send layout to a receive layout. The same datatype
+// (a float type here) is a memcpy; otherwise MPI converts it through a message to self,
+// which handles any derived send type whose signature matches, as MPI requires.
+inline int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount, MPI_Datatype rtype,
+                      MPI_Comm comm) {
+  if (stype == rtype && scount == rcount) {
+    int size = 0;
+    MPI_Type_size(rtype, &size);
+    std::memcpy(dst, src, static_cast<size_t>(rcount) * static_cast<size_t>(size));
+    return ZCOLL_SUCCESS;
+  }
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  return mpi_rc(MPI_Sendrecv(src, scount, stype, me, kTag + 1, dst, rcount, rtype, me, kTag + 1, comm,
+                             MPI_STATUS_IGNORE));
 }
 
 inline char* at(void* base, size_t elems, size_t esize) { return static_cast<char*>(base) + elems * esize; }

@@ -202,6 +202,16 @@ class CompressedLink final : public MessageLink {
     return error_;
   }
 
+  double stream_eb() const {
+    for (const Segment& sg : *s_.segs)
+      if (sg.have && sg.size >= fzl::kHeaderBytes) {
+        double eb;
+        std::memcpy(&eb, arena_ + sg.off + 16, sizeof eb);  // header checked by stream_length
+        return eb;
+      }
+    return 0;
+  }
+
   int decompress() {
     if (error_) return error_;
     std::vector<Segment>& segs = *s_.segs;
@@ -316,6 +326,10 @@ int decompress_received(Link& link) {
   return link.status();
 }
 size_t wire_bytes(const Link& link) { return static_cast<const MessageLink&>(link).wire(); }
+double received_eb(const Link& link) {
+  if (auto* c = dynamic_cast<const CompressedLink*>(&link)) return c->stream_eb();
+  return 0;
+}
 size_t raw_bytes(const Link& link) { return static_cast<const MessageLink&>(link).raw(); }
 double hop_compress_seconds(const Link& link) { return static_cast<const MessageLink&>(link).hop_compress_seconds(); }
 double hop_decompress_seconds(const Link& link) {

@@ -62,7 +62,8 @@ int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int r
 }
 
 // Segment v belongs to relative rank v, i.e. to rank (v + root) mod p.
-int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t count, zcoll_dtype dt, int root) {
+int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   size_t count, zcoll_dtype dt, int root) {
   const int p = c.size, r = c.rank, vr = (r - root + p) % p;
   const size_t es = fzl::element_size(dt);
   Run run(c, dt, choose(c, {ZCOLL_ALGO_BINOMIAL}, ZCOLL_ALGO_BINOMIAL));
@@ -72,13 +73,14 @@ int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t c
     if (r == root) run.segs[v].src = at(sendbuf, static_cast<size_t>((v + root) % p) * count, es);
   }
   const bool in_place = r == root && recvbuf == MPI_IN_PLACE;
-  if (r == root) {
-    if (!in_place) std::memcpy(recvbuf, run.segs[0].src, count * es);
-  } else {
-    run.segs[vr].dst = recvbuf;
-  }
+  int rc = ZCOLL_SUCCESS;
+  if (r != root) run.segs[vr].dst = recvbuf;
+  else if (!in_place)
+    rc = local_copy(run.segs[0].src, static_cast<int>(count), dt == ZCOLL_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE, recvbuf,
+                    recvcount, recvtype, c.comm);
+  if (rc) return rc;
   double eb = 0;
-  int rc = run.resolve_eb(sendbuf, r == root ? count * p : 0, false, root, &eb);
+  rc = run.resolve_eb(sendbuf, r == root ? count * p : 0, false, root, &eb);
   if (rc) return rc;
   run.make_link(eb, run.bound(range(vr, subtree(vr, p))));  // a rank holds its subtree's blocks
   if (r == root) run.compress(range(1, p - 1));
@@ -86,7 +88,8 @@ int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t c
   return run.finish();
 }
 
-int gather_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t count, zcoll_dtype dt, int root) {
+int gather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  size_t count, zcoll_dtype dt, int root) {
   const int p = c.size, r = c.rank, vr = (r - root + p) % p;
   const size_t es = fzl::element_size(dt);
   Run run(c, dt, choose(c, {ZCOLL_ALGO_BINOMIAL}, ZCOLL_ALGO_BINOMIAL));
@@ -98,9 +101,15 @@ int gather_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, size_t co
     if (r == root) run.segs[v].dst = at(recvbuf, static_cast<size_t>((v + root) % p) * count, es);
   }
   run.segs[vr].src = own;
-  if (r == root && !in_place) std::memcpy(run.segs[0].dst, own, count * es);
+  int rc = ZCOLL_SUCCESS;
+  if (r == root && !in_place) {
+    rc = local_copy(own, sendcount, sendtype, run.segs[0].dst, static_cast<int>(count),
+                    dt == ZCOLL_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE, c.comm);
+    run.segs[0].src = own = run.segs[0].dst;
+  }
+  if (rc) return rc;
   double eb = 0;
-  int rc = run.resolve_eb(own, count, true, root, &eb);
+  rc = run.resolve_eb(own, count, true, root, &eb);
   if (rc) return rc;
   run.make_link(eb, run.bound(range(vr, subtree(vr, p))));
   if (r != root) run.compress({vr});
@@ -153,7 +162,8 @@ int zcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const int count = is_root ? sendcount : recvcount;
   const MPI_Datatype type = is_root ? sendtype : recvtype;
   if (float_and_large(c, type, static_cast<size_t>(count), &dt))
-    return guarded([&] { return scatter_engine(c, sendbuf, recvbuf, static_cast<size_t>(count), dt, root); });
+    return guarded(
+        [&] { return scatter_engine(c, sendbuf, recvbuf, recvcount, recvtype, static_cast<size_t>(count), dt, root); });
   plain(c);
   return mpi_rc(MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c.comm));
 }
@@ -170,7 +180,8 @@ int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   const int count = is_root ? recvcount : sendcount;
   const MPI_Datatype type = is_root ? recvtype : sendtype;
   if (float_and_large(c, type, static_cast<size_t>(count), &dt))
-    return guarded([&] { return gather_engine(c, sendbuf, recvbuf, static_cast<size_t>(count), dt, root); });
+    return guarded(
+        [&] { return gather_engine(c, sendbuf, sendcount, sendtype, recvbuf, static_cast<size_t>(count), dt, root); });
   plain(c);
   return mpi_rc(MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c.comm));
 }
