@@ -78,8 +78,7 @@ int zcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   for (int i = 0; i < c.size; ++i) total += recvcounts[i];
   if ((total > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
   zcoll_dtype dt;
-  const bool compress = c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(recvtype, &dt) &&
-                        static_cast<size_t>(total) * zcoll::fzl::element_size(dt) / c.size >= c.cfg.min_bytes;
+  const bool compress = use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(total)) / c.size, &dt);
   try {
     if (compress) return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, recvcounts, displs);
   } catch (const std::bad_alloc&) {
@@ -97,9 +96,7 @@ int zcoll_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   if (recvcount < 0 || (!in_place && sendcount < 0)) return ZCOLL_ERR_ARG;
   if ((recvcount > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
   zcoll_dtype dt;
-  const bool compress = c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(recvtype, &dt) &&
-                        static_cast<size_t>(recvcount) * zcoll::fzl::element_size(dt) >= c.cfg.min_bytes;
-  if (compress) {
+  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(recvcount)), &dt)) {
     try {
       std::vector<int> counts(c.size, recvcount), displs(c.size);
       for (int i = 0; i < c.size; ++i) displs[i] = i * recvcount;

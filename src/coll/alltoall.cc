@@ -71,8 +71,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
   if (recvcount < 0 || (!in_place && sendcount < 0)) return ZCOLL_ERR_ARG;
   if ((recvcount > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
   zcoll_dtype dt;
-  if (c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(recvtype, &dt) &&
-      static_cast<size_t>(recvcount) * zcoll::fzl::element_size(dt) >= c.cfg.min_bytes) {
+  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(recvcount)), &dt)) {
     try {
       return alltoall_engine(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, dt);
     } catch (const std::bad_alloc&) {

@@ -127,6 +127,30 @@ struct Run {
   }
 };
 
+// Whether to compress. Every rank computes the same byte size (MPI makes the type
+// signatures match), so "large enough" agrees everywhere at no cost. Whether the type
+// is float or double may not: one rank can pass MPI_FLOAT x n where another passes a
+// derived type of n floats. For large messages only, the ranks agree on that with one
+// small allreduce; if any rank's type is not a plain float type, all use plain MPI.
+inline bool use_compression(zcoll_comm_s& c, MPI_Datatype type, size_t bytes, zcoll_dtype* dt) {
+  *dt = ZCOLL_FLOAT32;
+  if (c.cfg.algorithm == ZCOLL_ALGO_MPI || bytes < c.cfg.min_bytes) return false;
+  int mine = float_type(type, dt) ? static_cast<int>(*dt) : 0, lo = mine, hi = mine;
+  if (c.size > 1) {
+    int ext[2] = {-mine, mine};
+    if (MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) return false;
+    lo = -ext[0];
+    hi = ext[1];
+  }
+  return lo == hi && lo != 0;
+}
+
+inline size_t type_bytes(MPI_Datatype t, size_t count) {
+  int size = 0;
+  if (MPI_Type_size(t, &size) != MPI_SUCCESS || size < 0) return 0;
+  return count * static_cast<size_t>(size);
+}
+
 inline void plain(zcoll_comm_s& c) {
   c.last = zcoll_stats{};
   c.last.algorithm = ZCOLL_ALGO_MPI;

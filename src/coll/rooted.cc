@@ -47,7 +47,9 @@ int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int r
   int rc = run.resolve_eb(buf, count, false, root, &eb);
   if (rc) return rc;
   const std::vector<int> all = identity(nseg);
-  run.make_link(eb, run.bound(all));
+  // With pieces, a rank keeps what the scatter brought (or, at the root, all it
+  // compressed) and then receives the ring's p-1 pieces after it: room for both.
+  run.make_link(eb, run.bound(all) * (pieces ? 2 : 1));
   if (r == root) run.compress(all);
   if (pieces) {
     binomial_scatter(*run.link, r, p, root, all);
@@ -117,10 +119,6 @@ int gather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datat
   return run.finish();
 }
 
-bool float_and_large(const zcoll_comm_s& c, MPI_Datatype t, size_t count, zcoll_dtype* dt) {
-  return c.cfg.algorithm != ZCOLL_ALGO_MPI && float_type(t, dt) && count * fzl::element_size(*dt) >= c.cfg.min_bytes;
-}
-
 template <class F>
 int guarded(F&& f) {
   try {
@@ -142,7 +140,7 @@ int zcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int root, zcoll_
   zcoll_comm_s& c = *comm;
   if (count < 0 || root < 0 || root >= c.size || (count > 0 && !buffer)) return ZCOLL_ERR_ARG;
   zcoll_dtype dt;
-  if (float_and_large(c, datatype, static_cast<size_t>(count), &dt))
+  if (use_compression(c, datatype, type_bytes(datatype, static_cast<size_t>(count)), &dt))
     return guarded([&] { return bcast_engine(c, buffer, static_cast<size_t>(count), dt, root); });
   plain(c);
   return mpi_rc(MPI_Bcast(buffer, count, datatype, root, c.comm));
@@ -161,7 +159,7 @@ int zcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   zcoll_dtype dt;
   const int count = is_root ? sendcount : recvcount;
   const MPI_Datatype type = is_root ? sendtype : recvtype;
-  if (float_and_large(c, type, static_cast<size_t>(count), &dt))
+  if (use_compression(c, type, type_bytes(type, static_cast<size_t>(count)), &dt))
     return guarded(
         [&] { return scatter_engine(c, sendbuf, recvbuf, recvcount, recvtype, static_cast<size_t>(count), dt, root); });
   plain(c);
@@ -179,7 +177,7 @@ int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   zcoll_dtype dt;
   const int count = is_root ? recvcount : sendcount;
   const MPI_Datatype type = is_root ? recvtype : sendtype;
-  if (float_and_large(c, type, static_cast<size_t>(count), &dt))
+  if (use_compression(c, type, type_bytes(type, static_cast<size_t>(count)), &dt))
     return guarded(
         [&] { return gather_engine(c, sendbuf, sendcount, sendtype, recvbuf, static_cast<size_t>(count), dt, root); });
   plain(c);
