@@ -51,19 +51,6 @@ inline T dequantize_value(int32_t q, double twoeb) {
   return static_cast<T>(static_cast<double>(q) * twoeb);
 }
 
-// Quantizes one block of up to 32 values; returns the mask of values that must be
-// stored exactly (their q is left 0 here; see fill_block_placeholders).
-template <class T>
-inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
-  uint32_t mask = 0;
-  for (unsigned k = 0; k < len; ++k) {
-    int32_t qk = 0;
-    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
-    q[k] = qk;
-  }
-  return mask;
-}
-
 #if defined(__AVX2__)
 // Eight values (two halves of four doubles) scaled and rounded half-even, as int32.
 // cvtpd_epi32 turns NaN, Inf and overflow into INT32_MIN, which as an unsigned
@@ -113,29 +100,23 @@ inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t*
   return mask;
 }
 
-template <>
-inline uint32_t quantize_block<float>(const float* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
-  if (len == kBlock) return quantize_block_avx2(x, g, q);
-  uint32_t mask = 0;
-  for (unsigned k = 0; k < len; ++k) {
-    int32_t qk = 0;
-    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
-    q[k] = qk;
-  }
-  return mask;
-}
-template <>
-inline uint32_t quantize_block<double>(const double* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
-  if (len == kBlock) return quantize_block_avx2(x, g, q);
-  uint32_t mask = 0;
-  for (unsigned k = 0; k < len; ++k) {
-    int32_t qk = 0;
-    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
-    q[k] = qk;
-  }
-  return mask;
-}
 #endif
+
+// Quantizes one block of up to 32 values; returns the mask of values that must be
+// stored exactly (their q is left 0 here; see fill_block_placeholders).
+template <class T>
+inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
+#if defined(__AVX2__)
+  if (len == kBlock) return quantize_block_avx2(x, g, q);
+#endif
+  uint32_t mask = 0;
+  for (unsigned k = 0; k < len; ++k) {
+    int32_t qk = 0;
+    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
+    q[k] = qk;
+  }
+  return mask;
+}
 
 // Values stored exactly get the placeholder q[i] = q[i-1] (0 at the chunk start),
 // which keeps the prediction chain linear in q.

@@ -72,18 +72,15 @@ int zcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int displs[], MPI_Datatype recvtype, zcoll_comm comm) {
   if (!comm) return ZCOLL_ERR_ARG;
   zcoll_comm_s& c = *comm;
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if ((!in_place && sendcount < 0) || bad_counts(recvcounts, displs, c.size)) return ZCOLL_ERR_ARG;
+  if (bad_counts(recvcounts, displs, c.size)) return ZCOLL_ERR_ARG;
   long long total = 0;
   for (int i = 0; i < c.size; ++i) total += recvcounts[i];
-  if ((total > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
+  if (bad_buffers(sendbuf, sendcount, recvbuf, total)) return ZCOLL_ERR_ARG;
   zcoll_dtype dt;
-  const bool compress = use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(total)) / c.size, &dt);
-  try {
-    if (compress) return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, recvcounts, displs);
-  } catch (const std::bad_alloc&) {
-    return ZCOLL_ERR_NO_MEMORY;
-  }
+  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(total)) / c.size, &dt))
+    return guarded([&] {
+      return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, recvcounts, displs);
+    });
   plain(c);
   return mpi_rc(MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c.comm));
 }
@@ -92,19 +89,14 @@ int zcoll_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, zcoll_comm comm) {
   if (!comm) return ZCOLL_ERR_ARG;
   zcoll_comm_s& c = *comm;
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (recvcount < 0 || (!in_place && sendcount < 0)) return ZCOLL_ERR_ARG;
-  if ((recvcount > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
+  if (bad_buffers(sendbuf, sendcount, recvbuf, recvcount)) return ZCOLL_ERR_ARG;
   zcoll_dtype dt;
-  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(recvcount)), &dt)) {
-    try {
+  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(recvcount)), &dt))
+    return guarded([&] {
       std::vector<int> counts(c.size, recvcount), displs(c.size);
       for (int i = 0; i < c.size; ++i) displs[i] = i * recvcount;
       return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, counts.data(), displs.data());
-    } catch (const std::bad_alloc&) {
-      return ZCOLL_ERR_NO_MEMORY;
-    }
-  }
+    });
   plain(c);
   return mpi_rc(MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c.comm));
 }

@@ -67,17 +67,10 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
                               MPI_Datatype recvtype, zcoll_comm comm) {
   if (!comm) return ZCOLL_ERR_ARG;
   zcoll_comm_s& c = *comm;
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (recvcount < 0 || (!in_place && sendcount < 0)) return ZCOLL_ERR_ARG;
-  if ((recvcount > 0 && !recvbuf) || (!in_place && sendcount > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
+  if (bad_buffers(sendbuf, sendcount, recvbuf, recvcount)) return ZCOLL_ERR_ARG;
   zcoll_dtype dt;
-  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(recvcount)), &dt)) {
-    try {
-      return alltoall_engine(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, dt);
-    } catch (const std::bad_alloc&) {
-      return ZCOLL_ERR_NO_MEMORY;
-    }
-  }
+  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(recvcount)), &dt))
+    return guarded([&] { return alltoall_engine(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, dt); });
   plain(c);
   return mpi_rc(MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c.comm));
 }

@@ -151,6 +151,23 @@ inline size_t type_bytes(MPI_Datatype t, size_t count) {
   return count * static_cast<size_t>(size);
 }
 
+// MPI's argument rules for a send/receive pair of buffers (MPI_IN_PLACE allowed).
+inline bool bad_buffers(const void* sendbuf, int sendcount, const void* recvbuf, long long recvcount) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  return recvcount < 0 || (!in_place && sendcount < 0) || (recvcount > 0 && !recvbuf) ||
+         (!in_place && sendcount > 0 && !sendbuf);
+}
+
+// No C++ exception leaves the library.
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return ZCOLL_ERR_NO_MEMORY;
+  }
+}
+
 inline void plain(zcoll_comm_s& c) {
   c.last = zcoll_stats{};
   c.last.algorithm = ZCOLL_ALGO_MPI;

@@ -119,15 +119,6 @@ int gather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datat
   return run.finish();
 }
 
-template <class F>
-int guarded(F&& f) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return ZCOLL_ERR_NO_MEMORY;
-  }
-}
-
 }  // namespace
 }  // namespace zcoll::coll
 
