@@ -18,12 +18,6 @@ std::vector<int> range(int first, int n) {
   return v;
 }
 
-std::vector<int> identity(int p) {
-  std::vector<int> v(p);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
-
 int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int root) {
   const int p = c.size, r = c.rank;
   const size_t es = fzl::element_size(dt);
@@ -46,7 +40,7 @@ int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int r
   double eb = 0;
   int rc = run.resolve_eb(buf, count, false, root, &eb);
   if (rc) return rc;
-  const std::vector<int> all = identity(nseg);
+  const std::vector<int> all = range(0, nseg);
   // With pieces, a rank keeps what the scatter brought (or, at the root, all it
   // compressed) and then receives the ring's p-1 pieces after it: room for both.
   run.make_link(eb, run.bound(all) * (pieces ? 2 : 1));
@@ -86,7 +80,7 @@ int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, int recv
   if (rc) return rc;
   run.make_link(eb, run.bound(range(vr, subtree(vr, p))));  // a rank holds its subtree's blocks
   if (r == root) run.compress(range(1, p - 1));
-  binomial_scatter(*run.link, r, p, root, identity(p));
+  binomial_scatter(*run.link, r, p, root, range(0, p));
   return run.finish();
 }
 
@@ -115,7 +109,7 @@ int gather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datat
   if (rc) return rc;
   run.make_link(eb, run.bound(range(vr, subtree(vr, p))));
   if (r != root) run.compress({vr});
-  binomial_gather(*run.link, r, p, root, identity(p));
+  binomial_gather(*run.link, r, p, root, range(0, p));
   return run.finish();
 }
 
