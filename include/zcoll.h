@@ -161,6 +161,41 @@ int zcoll_stream_inspect(const void *in, size_t in_size, zcoll_stream_info *info
 int zcoll_decompress(const void *in, size_t in_size, zcoll_dtype dtype,
                      void *out, size_t count, int threads);
 
+/* ------------------------------------------------- homomorphic combination
+ *
+ * Two streams written with the same dtype, count, absolute bound, chunk length and
+ * shape hold integers q on the same grid (x' = 2 eb_abs q), so they can be combined
+ * without decompressing to floating point: zcoll_combine decodes each block's
+ * integers, combines them, and encodes the result as a new stream of the same kind
+ * (same eb_abs), which can be combined again or decompressed.
+ *
+ * What the result decompresses to, element by element, with a' and b' what a and b
+ * decompress to:
+ *  - ZCOLL_OP_MIN / ZCOLL_OP_MAX: exactly min(a', b') / max(a', b') (a NaN on either
+ *    side gives NaN). Rounding quantization is monotonic, so this is the min/max of the
+ *    integers where both sides are quantized. Combining never adds error: the result is
+ *    within eb_abs of the min/max of the original inputs, however many streams are folded.
+ *  - ZCOLL_OP_SUM: a' + b' computed without intermediate rounding (the integers add
+ *    exactly) and rounded once to the element type. Where a value cannot stay an
+ *    integer (stored exactly on either side, or |q_a + q_b| would leave the integer
+ *    range, which is checked before adding), the sum a' + b' is stored exactly,
+ *    rounded to the element type as any floating-point sum is. So a sum of n
+ *    streams, each within eb_abs of its input, is within n x eb_abs of the sum of the
+ *    inputs, plus the element type's rounding of the sum.
+ * out must not overlap a or b; zcoll_codec_bound(count, dtype) bytes always suffice.
+ * ZCOLL_ERR_MISMATCH if the streams differ in dtype, count, eb_abs, chunk length or
+ * shape; ZCOLL_ERR_CORRUPT if either fails validation; ZCOLL_ERR_ARG for an unknown op.
+ * threads: 0 = the OpenMP default. The result is the same for any thread count.
+ */
+typedef enum zcoll_op {
+  ZCOLL_OP_SUM = 1,
+  ZCOLL_OP_MIN = 2,
+  ZCOLL_OP_MAX = 3
+} zcoll_op;
+
+int zcoll_combine(zcoll_op op, const void *a, size_t a_size, const void *b, size_t b_size,
+                  void *out, size_t out_cap, size_t *out_size, int threads);
+
 /* ------------------------------------------ chunk-at-a-time (pipelined) use
  *
  * For callers that want to do other work (for example poll MPI requests)
@@ -204,8 +239,25 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_BRUCK = 4,         /* allgather(v): log2(p) steps, for small messages or many ranks */
   ZCOLL_ALGO_BINOMIAL = 5,      /* bcast, scatter, gather */
   ZCOLL_ALGO_SCATTER_ALLGATHER = 6, /* bcast of large messages */
-  ZCOLL_ALGO_PAIRWISE = 7       /* alltoall */
+  ZCOLL_ALGO_PAIRWISE = 7,      /* alltoall */
+  ZCOLL_ALGO_RECURSIVE_DOUBLING = 8 /* allreduce: log2(p) exchanges of whole streams */
 } zcoll_algorithm;
+
+/* How the reductions (reduce_scatter, allreduce, reduce) combine compressed data. */
+typedef enum zcoll_reduction {
+  ZCOLL_REDUCTION_AUTO = 0,        /* homomorphic */
+  ZCOLL_REDUCTION_HOMOMORPHIC = 1, /* each input compressed once; partial results combined
+                                      as integers (zcoll_combine); decompressed once */
+  ZCOLL_REDUCTION_DOC = 2          /* decompress-operate-compress at every ring step,
+                                      pipelined in pieces with the transfers */
+} zcoll_reduction;
+
+/* What eb (after REL resolution) bounds in the reductions. */
+typedef enum zcoll_bound_target {
+  ZCOLL_BOUND_INPUT = 0,  /* each rank's input is compressed within eb (the published systems' meaning) */
+  ZCOLL_BOUND_RESULT = 1  /* the worst-case error of the result is within eb: zcoll derives the
+                             per-input bound from the path's guarantee (see below) */
+} zcoll_bound_target;
 
 typedef struct zcoll_config {
   zcoll_codec_params codec; /* eb_mode, eb, threads, chunk_len (ndims/dims are ignored) */
@@ -214,6 +266,8 @@ typedef struct zcoll_config {
   int algorithm;            /* zcoll_algorithm, default AUTO. MPI and CPRP2P apply to every
                                collective; a specific algorithm applies to the collectives
                                that have it and the others choose automatically. */
+  int reduction;            /* zcoll_reduction, default AUTO */
+  int bound_target;         /* zcoll_bound_target, default ZCOLL_BOUND_INPUT */
 } zcoll_config;
 
 #define ZCOLL_DEFAULT_MIN_BYTES 65536u
@@ -258,6 +312,57 @@ int zcoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, zcoll_comm comm);
 int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, zcoll_comm comm);
+
+/*
+ * Reductions: MPI_SUM, MPI_MIN and MPI_MAX on float and double messages of at least
+ * min_bytes per rank are compressed. Every other op (MPI_PROD, logical, user-defined),
+ * every other datatype, one rank, and smaller messages go through the same MPI call
+ * unchanged (bit-exact). MPI_IN_PLACE as MPI allows it.
+ *
+ * eb_abs: ABS as given; REL = eb x (max - min) over the finite inputs of all ranks.
+ * With ZCOLL_BOUND_RESULT the per-input bound is eb_abs / p for SUM (and for MIN/MAX
+ * on the DOC path), eb_abs for MIN/MAX on the homomorphic path, so the worst case
+ * below is eb_abs.
+ *
+ * Guarantees (p ranks, eps = per-input bound; "+ rounding": the element type's
+ * rounding of the partial sums, which MPI's own floating-point sum also has; it only
+ * arises where a value is stored exactly (NaN/Inf/huge, or a chunk that does not
+ * compress) and in the final rounding of each result):
+ *   homomorphic, SUM:  |result - sum of inputs| <= p x eps (+ rounding), every element,
+ *                      for reduce_scatter, allreduce and reduce alike: each input is
+ *                      quantized once and the integers add exactly.
+ *   homomorphic, MIN/MAX: |result - min/max of inputs| <= eps; it does not grow with p.
+ *   DOC, SUM/MIN/MAX:  reduce_scatter <= (p - 1) x eps (each of the p - 1 ring steps
+ *                      recompresses the partial result); allreduce and reduce <= p x eps
+ *                      (the reduced blocks are compressed once more to be gathered).
+ *   CPRP2P (baseline): DOC without pipelining, and the allgather recompresses at every hop:
+ *                      allreduce <= (2p - 2) x eps.
+ * All ranks of an allreduce receive bit-identical results (every rank decompresses the
+ * same streams).
+ *
+ * Algorithms: reduce_scatter and reduce run a ring reduce-scatter (p - 1 steps, each
+ * moving 1/p of the data, pipelined in pieces of a few codec chunks); reduce then
+ * gathers the reduced blocks, still compressed, to the root. allreduce runs the ring
+ * reduce-scatter followed by a ring allgather of the compressed reduced blocks
+ * (ZCOLL_ALGO_RING), or recursive doubling on whole streams (ZCOLL_ALGO_RECURSIVE_DOUBLING,
+ * homomorphic only; non-power-of-two counts fold the extra ranks in first and send them
+ * the result last). AUTO picks recursive doubling for messages under 512 KiB per rank
+ * on 4 or more ranks, the ring otherwise.
+ *
+ * Extra memory per call, reused across calls: the compressed form of this rank's input
+ * and of the result (each reserved at the codec's worst case, about the raw size), four
+ * piece buffers of one block for the ring's double-buffered receives and sends (recursive
+ * doubling: two more whole-stream buffers instead), and, on the DOC path, one piece of
+ * decompressed values.
+ */
+int zcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    zcoll_comm comm);
+int zcoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 zcoll_comm comm);
+int zcoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, zcoll_comm comm);
+int zcoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, zcoll_comm comm);
 
 /* What the last collective on this communicator did, as seen by this rank. */
 typedef struct zcoll_stats {

@@ -43,8 +43,26 @@ struct ThreadScratch {
   std::unique_ptr<uint32_t[]> exact;
   std::unique_ptr<const uint8_t*[]> exact_src;
   std::unique_ptr<uint8_t[]> staging;  // an encoded chunk that may not fit in place
-  size_t values = 0, staging_bytes = 0;
+  std::unique_ptr<int32_t[]> qb;
+  std::unique_ptr<uint32_t[]> exact_b;
+  std::unique_ptr<uint8_t[]> vals;  // both operands' exact values (combination)
+  size_t values = 0, staging_bytes = 0, combine_values = 0;
   ChunkScratch view;
+
+  ChunkScratch& get_combine(size_t chunk_len, size_t esize) {
+    ChunkScratch& v = get(chunk_len, esize);
+    if (combine_values < chunk_len) {
+      qb.reset(new int32_t[chunk_len]);
+      exact_b.reset(new uint32_t[(chunk_len + kBlock - 1) / kBlock]);
+      vals.reset(new uint8_t[2 * chunk_len * sizeof(double)]);
+      combine_values = chunk_len;
+    }
+    v.qb = qb.get();
+    v.exact_b = exact_b.get();
+    v.vals_a = vals.get();
+    v.vals_b = vals.get() + chunk_len * sizeof(double);
+    return v;
+  }
 
   ChunkScratch& get(size_t chunk_len, size_t esize) {
     if (values < chunk_len) {
@@ -119,6 +137,16 @@ double rel_to_abs(double rel, double lo, double hi) {
 
 namespace {
 
+// Finishes chunk k: `bytes` produced at target (dst itself, or staging when dst had less
+// room than the worst case) are moved into dst and indexed.
+int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw, uint32_t entry[2]) {
+  if (bytes > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
+  if (target != dst) std::memcpy(dst, target, bytes);
+  entry[0] = static_cast<uint32_t>(bytes) | (raw ? kRawChunkFlag : 0u);
+  entry[1] = checksum(dst, bytes);
+  return ZCOLL_SUCCESS;
+}
+
 // Encodes chunk k of plan at dst (cap bytes free); the result is either the encoded
 // chunk or, when that is not smaller, the raw values. Returns the index entry.
 int put_chunk(const Plan& plan, const Kernels& kern, size_t k, const uint8_t* in, uint8_t* dst,
@@ -133,22 +161,8 @@ int put_chunk(const Plan& plan, const Kernels& kern, size_t k, const uint8_t* in
   const size_t len = plan.dtype == ZCOLL_FLOAT32
       ? kern.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
       : kern.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
-  uint32_t size_field;
-  size_t used;
-  if (len < raw) {
-    if (len > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
-    if (!in_place) std::memcpy(dst, target, len);
-    size_field = static_cast<uint32_t>(len);
-    used = len;
-  } else {
-    if (raw > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
-    std::memcpy(dst, src, raw);
-    size_field = static_cast<uint32_t>(raw) | kRawChunkFlag;
-    used = raw;
-  }
-  entry[0] = size_field;
-  entry[1] = checksum(dst, used);
-  return ZCOLL_SUCCESS;
+  if (len < raw) return place_chunk(dst, cap, target, len, false, entry);
+  return place_chunk(dst, cap, src, raw, true, entry);
 }
 
 void write_header(const Plan& plan, uint8_t* out) {
@@ -170,6 +184,59 @@ void write_header(const Plan& plan, uint8_t* out) {
 void seal_header(const Plan& plan, uint8_t* out) { store_u32(out + 56, header_checksum(out, plan.nchunks)); }
 
 size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+// Writes a whole stream of plan's chunks; put(k, dst, cap, entry) produces chunk k
+// (at most its raw size) at dst and fills its index entry. With several threads each
+// owns the chunks of a contiguous range and writes them into that range's share of the
+// raw layout (every chunk is at most raw, so shares never overflow); then the shares
+// slide down into place, in order. The bytes do not depend on the thread count.
+template <class Put>
+int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* out_size, Put&& put) {
+  uint8_t* o = static_cast<uint8_t*>(out);
+  if (out_cap < plan.data_offset()) return ZCOLL_ERR_BUFFER_TOO_SMALL;
+  write_header(plan, o);
+  const size_t raw_layout = plan.data_offset() + plan.count * plan.esize;
+  // One pass in order for one thread, and for outputs smaller than the raw layout.
+  if (threads <= 1 || out_cap < raw_layout) threads = 1;
+  std::vector<size_t> first(threads + 1), used(threads, 0);
+  for (int t = 0; t <= threads; ++t) first[t] = plan.nchunks * t / threads;
+  std::atomic<int> error{ZCOLL_SUCCESS};
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int t = omp_get_thread_num();
+    try {
+      const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
+      const size_t slot_end = threads == 1 ? out_cap
+          : first[t + 1] < plan.nchunks ? plan.data_offset() + plan.chunk_begin(first[t + 1]) * plan.esize
+                                        : raw_layout;
+      size_t pos = slot_begin;
+      for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
+        uint32_t entry[2];
+        const int r = put(k, o + pos, slot_end - pos, entry);
+        if (r) {
+          error.store(r);
+          break;
+        }
+        store_u32(o + kHeaderBytes + k * kIndexEntryBytes, entry[0]);
+        store_u32(o + kHeaderBytes + k * kIndexEntryBytes + 4, entry[1]);
+        pos += entry[0] & ~kRawChunkFlag;
+      }
+      used[t] = pos - slot_begin;
+    } catch (const std::bad_alloc&) {
+      error.store(ZCOLL_ERR_NO_MEMORY);
+    }
+  }
+  if (error.load()) return error.load();
+  size_t pos = plan.data_offset();
+  for (int t = 0; t < threads; ++t) {
+    const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
+    if (pos != slot_begin) std::memmove(o + pos, o + slot_begin, used[t]);
+    pos += used[t];
+  }
+  seal_header(plan, o);
+  *out_size = pos;
+  return ZCOLL_SUCCESS;
+}
 
 }  // namespace
 
@@ -375,6 +442,16 @@ int Reader::chunk(size_t k, void* out) const {
   return ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
 }
 
+int Reader::chunk_ref(size_t k, ChunkRef* ref) const {
+  if (k >= plan_.nchunks) return ZCOLL_ERR_ARG;
+  const uint8_t* src = in_ + offset_[k];
+  const size_t len = offset_[k + 1] - offset_[k];
+  const uint8_t* entry = in_ + kHeaderBytes + k * kIndexEntryBytes;
+  if (checksum(src, len) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
+  *ref = ChunkRef{src, len, (load_u32(entry) & kRawChunkFlag) != 0, in_ + size_};
+  return ZCOLL_SUCCESS;
+}
+
 // ------------------------------------------------------- whole buffers
 
 int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, void* out,
@@ -384,58 +461,12 @@ int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in
   int rc = make_plan(params, dtype, in, count, &plan);
   if (rc) return rc;
   if (eb_abs_out) *eb_abs_out = plan.geom.eb;
-  const int threads = thread_count(params->threads, plan.nchunks);
-  const size_t raw_layout = plan.data_offset() + count * plan.esize;
-  if (threads <= 1 || out_cap < raw_layout) {
-    // One pass in order; also the path for outputs smaller than the raw layout.
-    Writer w;
-    if ((rc = w.begin(plan, in, out, out_cap))) return rc;
-    return w.finish(out_size);
-  }
-  // Each thread owns the chunks of a contiguous range and writes them into that
-  // range's share of the raw layout (every chunk is at most raw, so shares never
-  // overflow); then the shares are slid down into place, in order.
-  uint8_t* o = static_cast<uint8_t*>(out);
-  const uint8_t* src = static_cast<const uint8_t*>(in);
-  write_header(plan, o);
-  std::vector<size_t> first(threads + 1), used(threads, 0);
-  for (int t = 0; t <= threads; ++t) first[t] = plan.nchunks * t / threads;
-  std::atomic<int> error{ZCOLL_SUCCESS};
   const Kernels& kern = select_kernels();
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
-    try {
-      const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
-      const size_t slot_end = first[t + 1] < plan.nchunks
-          ? plan.data_offset() + plan.chunk_begin(first[t + 1]) * plan.esize : raw_layout;
-      size_t pos = slot_begin;
-      for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
-        uint32_t entry[2];
-        const int r = put_chunk(plan, kern, k, src, o + pos, slot_end - pos, entry);
-        if (r) {
-          error.store(r);
-          break;
-        }
-        store_u32(o + kHeaderBytes + k * kIndexEntryBytes, entry[0]);
-        store_u32(o + kHeaderBytes + k * kIndexEntryBytes + 4, entry[1]);
-        pos += entry[0] & ~kRawChunkFlag;
-      }
-      used[t] = pos - slot_begin;
-    } catch (const std::bad_alloc&) {
-      error.store(ZCOLL_ERR_NO_MEMORY);
-    }
-  }
-  if (error.load()) return error.load();
-  size_t pos = plan.data_offset();
-  for (int t = 0; t < threads; ++t) {
-    const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
-    if (pos != slot_begin) std::memmove(o + pos, o + slot_begin, used[t]);
-    pos += used[t];
-  }
-  seal_header(plan, o);
-  *out_size = pos;
-  return ZCOLL_SUCCESS;
+  const uint8_t* src = static_cast<const uint8_t*>(in);
+  return assemble(plan, thread_count(params->threads, plan.nchunks), out, out_cap, out_size,
+                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+                    return put_chunk(plan, kern, k, src, dst, cap, entry);
+                  });
 }
 
 int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads) {
@@ -461,6 +492,47 @@ int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, siz
     if (r) error.store(r);
   }
   return error.load();
+}
+
+namespace {
+bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return an && bn && x < y + bn && y < x + an;
+}
+}  // namespace
+
+int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
+            size_t* out_size, int threads) {
+  if (op != kCombineSum && op != kCombineMin && op != kCombineMax) return ZCOLL_ERR_ARG;
+  if (!a || !b || !out || !out_size || threads < 0) return ZCOLL_ERR_ARG;
+  if (overlaps(out, out_cap, a, a_size) || overlaps(out, out_cap, b, b_size)) return ZCOLL_ERR_ARG;
+  Reader ra, rb;
+  int rc = ra.open(a, a_size);
+  if (rc) return rc;
+  if ((rc = rb.open(b, b_size))) return rc;
+  const Plan& pa = ra.plan();
+  const Plan& pb = rb.plan();
+  if (pa.dtype != pb.dtype || pa.count != pb.count || std::memcmp(&pa.geom.eb, &pb.geom.eb, sizeof(double)) != 0 ||
+      pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || pa.dims[0] != pb.dims[0] || pa.dims[1] != pb.dims[1] ||
+      pa.dims[2] != pb.dims[2])
+    return ZCOLL_ERR_MISMATCH;
+  const Kernels& kern = select_kernels();
+  return assemble(pa, thread_count(threads, pa.nchunks), out, out_cap, out_size,
+                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+                    ChunkRef ca, cb;
+                    int r = ra.chunk_ref(k, &ca);
+                    if (r || (r = rb.chunk_ref(k, &cb))) return r;
+                    const size_t n = pa.chunk_values(k);
+                    ThreadScratch& ts = thread_scratch();
+                    ChunkScratch& s = ts.get_combine(pa.chunk_len, pa.esize);
+                    uint8_t* target = cap >= encoded_chunk_worst(n, pa.esize) ? dst : ts.staging.get();
+                    bool raw = false;
+                    const size_t bytes = pa.dtype == ZCOLL_FLOAT32
+                        ? kern.combine_f32(op, ca, cb, n, pa.chunk_begin(k), pa.geom, s, target, &raw)
+                        : kern.combine_f64(op, ca, cb, n, pa.chunk_begin(k), pa.geom, s, target, &raw);
+                    if (!bytes) return static_cast<int>(ZCOLL_ERR_CORRUPT);
+                    return place_chunk(dst, cap, target, bytes, raw, entry);
+                  });
 }
 
 }  // namespace zcoll::fzl

@@ -63,6 +63,8 @@ class Reader {
  public:
   int open(const void* in, size_t in_size);
   int chunk(size_t k, void* out) const;  // out: the whole array
+  // Chunk k's stored bytes after checking them against the index checksum.
+  int chunk_ref(size_t k, ChunkRef* ref) const;
   const Plan& plan() const { return plan_; }
   size_t stream_bytes() const { return size_; }
 
@@ -77,5 +79,8 @@ int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in
              void* out, size_t out_cap, size_t* out_size, double* eb_abs_out);
 int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads);
 size_t compress_bound(size_t count, zcoll_dtype dtype);
+// Homomorphic combination of two streams (zcoll_combine); op is a CombineOp.
+int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
+            size_t* out_size, int threads);
 
 }  // namespace zcoll::fzl

@@ -17,7 +17,24 @@ struct ChunkScratch {
   uint32_t* exact = nullptr;  // per-block masks of values stored exactly
   const uint8_t** exact_src = nullptr;  // decode: where each block's exact values are
   size_t capacity = 0;
+  // Homomorphic combination only (null until first used): the second operand's
+  // integers (padded like q) and exact masks, and both operands' exact values.
+  int32_t* qb = nullptr;
+  uint32_t* exact_b = nullptr;
+  uint8_t* vals_a = nullptr;
+  uint8_t* vals_b = nullptr;
 };
+
+// One operand chunk of a combination: its bytes as stored, and whether they are raw.
+struct ChunkRef {
+  const uint8_t* p;
+  size_t bytes;
+  bool raw;
+  const uint8_t* end;  // end of the readable buffer (slack for wide loads)
+};
+
+// Matches zcoll_op.
+enum CombineOp { kCombineSum = 1, kCombineMin = 2, kCombineMax = 3 };
 
 struct Kernels {
   const char* name;
@@ -37,6 +54,13 @@ struct Kernels {
                      size_t begin, const ChunkGeometry& g, ChunkScratch& s, float* out);
   bool (*decode_f64)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n,
                      size_t begin, const ChunkGeometry& g, ChunkScratch& s, double* out);
+  // Combines two chunks of n values (see fzl_kernels_impl.h). Needs the combination
+  // fields of s. Returns the bytes written to out (room for encoded_chunk_worst), with
+  // *raw set when they are the raw values, or 0 if either chunk is malformed.
+  size_t (*combine_f32)(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin,
+                        const ChunkGeometry& g, ChunkScratch& s, uint8_t* out, bool* raw);
+  size_t (*combine_f64)(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin,
+                        const ChunkGeometry& g, ChunkScratch& s, uint8_t* out, bool* raw);
 };
 
 const Kernels& generic_kernels();

@@ -374,52 +374,63 @@ uint8_t* encode_block_1d_avx2(const int32_t* q, uint32_t exact_mask, const T* x,
 }
 #endif
 
+// One 1-D block of quantized integers (q[-1], q[-2] readable): first- or second-order
+// differences, whichever needs fewer bits. x supplies the values at exact positions.
+template <class T>
+inline uint8_t* encode_block_1d(const int32_t* q, unsigned len, uint32_t mask, const T* x, uint8_t* p) {
+#if defined(__AVX2__)
+  if (len == kBlock) return encode_block_1d_avx2(q, mask, x, p);
+#endif
+  int32_t r1[kBlock], r2[kBlock];
+  const uint32_t* qu = reinterpret_cast<const uint32_t*>(q);
+  uint32_t any1 = 0, any2 = 0;
+  for (unsigned k = 0; k < len; ++k) {
+    const uint32_t a = qu[k] - qu[static_cast<ptrdiff_t>(k) - 1];
+    const uint32_t c = a - (qu[static_cast<ptrdiff_t>(k) - 1] - qu[static_cast<ptrdiff_t>(k) - 2]);
+    r1[k] = static_cast<int32_t>(a);
+    r2[k] = static_cast<int32_t>(c);
+    any1 |= magnitude(a);
+    any2 |= magnitude(c);
+  }
+  const bool alt = bit_length(any2) < bit_length(any1);
+  return encode_block(alt ? r2 : r1, len, mask, x, alt, p);
+}
+
+// Shape-aware residuals of a whole chunk of integers (placeholders already in q), then
+// the blocks. masks[b]: exact positions of block b; x: values there.
+template <class T>
+size_t encode_nd_from_q(const int32_t* q, const uint32_t* masks, const T* x, size_t n, size_t begin,
+                        const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
+  int32_t* r = s.r;
+  uint8_t* p = out;
+  NdPredictor pred(g, begin);
+  for (size_t i = 0; i < n; ++i) r[i] = static_cast<int32_t>(static_cast<uint32_t>(q[i]) - pred.next(q, i));
+  for (size_t i = 0; i < n; i += kBlock) {
+    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+    p = encode_block(r + i, len, masks[i / kBlock], x + i, false, p);
+  }
+  return static_cast<size_t>(p - out);
+}
+
 template <class T>
 size_t encode_chunk(const T* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
                     uint8_t* out) {
   int32_t* q = s.q;
-  int32_t* r = s.r;
-  uint8_t* p = out;
   if (g.ndims > 1) {
     for (size_t i = 0; i < n; i += kBlock) {
       const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
       s.exact[i / kBlock] = quantize_block(x + i, len, g, q + i);
       fill_block_placeholders(q, i, s.exact[i / kBlock]);
     }
-    NdPredictor pred(g, begin);
-    for (size_t i = 0; i < n; ++i)
-      r[i] = static_cast<int32_t>(static_cast<uint32_t>(q[i]) - pred.next(q, i));
-    for (size_t i = 0; i < n; i += kBlock) {
-      const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
-      p = encode_block(r + i, len, s.exact[i / kBlock], x + i, false, p);
-    }
-    return static_cast<size_t>(p - out);
+    return encode_nd_from_q(q, s.exact, x, n, begin, g, s, out);
   }
-  // 1-D, one block at a time while it is in L1: quantize, then first- or second-order
-  // differences, whichever needs fewer bits. q[-1] and q[-2] read as 0 (padding).
-  int32_t r1[kBlock], r2[kBlock];
+  // 1-D, one block at a time while it is in L1. q[-1] and q[-2] read as 0 (padding).
+  uint8_t* p = out;
   for (size_t i = 0; i < n; i += kBlock) {
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
     const uint32_t mask = quantize_block(x + i, len, g, q + i);
     if (mask) fill_block_placeholders(q, i, mask);
-#if defined(__AVX2__)
-    if (len == kBlock) {
-      p = encode_block_1d_avx2(q + i, mask, x + i, p);
-      continue;
-    }
-#endif
-    const uint32_t* qu = reinterpret_cast<const uint32_t*>(q + i);
-    uint32_t any1 = 0, any2 = 0;
-    for (unsigned k = 0; k < len; ++k) {
-      const uint32_t a = qu[k] - qu[static_cast<ptrdiff_t>(k) - 1];
-      const uint32_t c = a - (qu[static_cast<ptrdiff_t>(k) - 1] - qu[static_cast<ptrdiff_t>(k) - 2]);
-      r1[k] = static_cast<int32_t>(a);
-      r2[k] = static_cast<int32_t>(c);
-      any1 |= magnitude(a);
-      any2 |= magnitude(c);
-    }
-    const bool alt = bit_length(any2) < bit_length(any1);
-    p = encode_block(alt ? r2 : r1, len, mask, x + i, alt, p);
+    p = encode_block_1d(q + i, len, mask, x + i, p);
   }
   return static_cast<size_t>(p - out);
 }
@@ -428,9 +439,11 @@ size_t encode_chunk(const T* x, size_t n, size_t begin, const ChunkGeometry& g, 
 
 // Rebuilds one 1-D block from its residuals and writes the values. q1 and d1 carry
 // q[i-1] and q[i-1] - q[i-2] from block to block.
-template <class T>
+// With Out = int32_t the integers themselves are written (for homomorphic combination).
+template <class Out>
 inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q1, uint32_t& d1, double twoeb,
-                          T* out) {
+                          Out* out) {
+  constexpr bool kToQ = std::is_same<Out, int32_t>::value;
 #if defined(__AVX2__)
   if (len == kBlock) {
     auto prefix8 = [](__m256i v) {
@@ -450,9 +463,13 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
       }
       const __m256i q = _mm256_add_epi32(prefix8(v), qc);
       qc = _mm256_permutevar8x32_epi32(q, last);
+      if constexpr (kToQ) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), q);
+        continue;
+      }
       const __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), scale);
       const __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), scale);
-      if constexpr (sizeof(T) == 4) {
+      if constexpr (sizeof(Out) == 4) {
         _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
                          _mm256_setr_m128(_mm256_cvtpd_ps(lo), _mm256_cvtpd_ps(hi)));
       } else {
@@ -473,20 +490,23 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
       d1 = static_cast<uint32_t>(rb[k]);
     }
     q1 += d1;
-    store_elem(out + k, dequantize_value<T>(static_cast<int32_t>(q1), twoeb));
+    if constexpr (kToQ) out[k] = static_cast<int32_t>(q1);
+    else store_elem(out + k, dequantize_value<Out>(static_cast<int32_t>(q1), twoeb));
   }
 }
 
+// Decodes a chunk into values (qout == nullptr) or into integers: then qout receives q
+// (placeholders at exact positions), out only the exactly stored values, and
+// s.exact[] the exact masks.
 template <class T>
 bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
-                  const ChunkGeometry& g, ChunkScratch& s, T* out) {
+                  const ChunkGeometry& g, ChunkScratch& s, T* out, int32_t* qout = nullptr) {
   const uint8_t* p = in;
   const uint8_t* const end = in + bytes;
   int32_t* r = s.r;
   const size_t nblocks = (n + kBlock - 1) / kBlock;
   uint32_t q1 = 0, d1 = 0;
-  int32_t* q = s.q;
-  (void)begin;
+  int32_t* q = qout ? qout : s.q;
   for (size_t blk = 0; blk < nblocks; ++blk) {
     const size_t i = blk * kBlock;
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
@@ -542,7 +562,10 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     } else {
       s.exact[blk] = 0;
     }
-    if (g.ndims == 1) rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, out + i);
+    if (g.ndims == 1) {
+      if (qout) rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, qout + i);
+      else rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, out + i);
+    }
   }
   if (p != end) return false;
   if (g.ndims > 1) {
@@ -550,7 +573,8 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     for (size_t i = 0; i < n; ++i)
       q[i] = static_cast<int32_t>(static_cast<uint32_t>(r[i]) + pred.next(q, i));
     const double twoeb = g.twoeb;
-    for (size_t i = 0; i < n; ++i) store_elem(out + i, dequantize_value<T>(q[i], twoeb));
+    if (!qout)
+      for (size_t i = 0; i < n; ++i) store_elem(out + i, dequantize_value<T>(q[i], twoeb));
   }
   for (size_t blk = 0; blk < nblocks; ++blk) {
     const uint8_t* src = s.exact_src[blk];
@@ -560,6 +584,156 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     }
   }
   return true;
+}
+
+// ------------------------------------------------- homomorphic combination
+//
+// Both chunks are decoded to integers (no dequantization), combined position by
+// position, and the result is encoded like a fresh chunk. A position becomes exact
+// (stored as a value) when it cannot stay on the integer grid: an exact value on
+// either side for SUM, or a sum outside the quantizer's range, checked before it is
+// stored. For MIN/MAX a position stays an integer whenever the winning side is one.
+
+// Chunk a or b: its integers into q (padded like ChunkScratch::q), exact masks into
+// masks[], exact values into vals. A raw chunk is all exact.
+template <class T>
+bool decode_operand(const ChunkRef& c, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                    int32_t* q, uint32_t* masks, T* vals) {
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
+  if (c.raw) {
+    std::memcpy(vals, c.p, n * sizeof(T));
+    for (size_t b = 0; b < nblocks; ++b) {
+      const size_t len = n - b * kBlock < kBlock ? n - b * kBlock : kBlock;
+      masks[b] = len == kBlock ? 0xffffffffu : ((1u << len) - 1);
+    }
+    std::memset(q, 0, n * sizeof(int32_t));
+    return true;
+  }
+  if (!decode_chunk<T>(c.p, c.bytes, c.end, n, begin, g, s, vals, q)) return false;
+  if (masks != s.exact) std::memcpy(masks, s.exact, nblocks * sizeof(uint32_t));
+  return true;
+}
+
+// Sum of the integers of one block into qa; returns the positions whose sum left the
+// quantizer's range (|qa|, |qb| <= 2^30 - 1, so the int32 sum itself cannot overflow).
+inline uint32_t add_block(int32_t* qa, const int32_t* qb, unsigned len) {
+  uint32_t over = 0;
+#if defined(__AVX2__)
+  if (len == kBlock) {
+    const __m256i lim = _mm256_set1_epi32(static_cast<int>(kQuantLimit));
+    for (unsigned j = 0; j < kBlock; j += 8) {
+      const __m256i v = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + j)),
+                                         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + j)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(qa + j), v);
+      const __m256i big = _mm256_cmpgt_epi32(_mm256_abs_epi32(v), lim);
+      over |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(big))) << j;
+    }
+    return over;
+  }
+#endif
+  for (unsigned k = 0; k < len; ++k) {
+    const int32_t v = qa[k] + qb[k];
+    qa[k] = v;
+    if (v > static_cast<int32_t>(kQuantLimit) || v < -static_cast<int32_t>(kQuantLimit)) over |= 1u << k;
+  }
+  return over;
+}
+
+template <bool kMax>
+inline void minmax_block(int32_t* qa, const int32_t* qb, unsigned len) {
+#if defined(__AVX2__)
+  if (len == kBlock) {
+    for (unsigned j = 0; j < kBlock; j += 8) {
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + j));
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + j));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(qa + j), kMax ? _mm256_max_epi32(a, b) : _mm256_min_epi32(a, b));
+    }
+    return;
+  }
+#endif
+  for (unsigned k = 0; k < len; ++k) qa[k] = kMax ? (qb[k] > qa[k] ? qb[k] : qa[k]) : (qb[k] < qa[k] ? qb[k] : qa[k]);
+}
+
+// One block: qa/va/ma become the result (integers, exact values, exact mask).
+template <class T>
+inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t ma, uint32_t mb, T* va, const T* vb,
+                              unsigned len, double twoeb) {
+  uint32_t m = ma | mb;
+  if (op == kCombineSum) {
+    // Values at exact positions first, while qa still holds a's integers.
+    for (uint32_t e = m; e; e &= e - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
+      const T a = (ma >> k) & 1u ? load_elem(va + k) : dequantize_value<T>(qa[k], twoeb);
+      const T b = (mb >> k) & 1u ? load_elem(vb + k) : dequantize_value<T>(qb[k], twoeb);
+      store_elem(va + k, static_cast<T>(a + b));
+    }
+    const uint32_t over = add_block(qa, qb, len) & ~m;
+    for (uint32_t e = over; e; e &= e - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
+      store_elem(va + k, dequantize_value<T>(qa[k], twoeb));  // the exact int32 sum, rounded once
+    }
+    return m | over;
+  }
+  const bool is_max = op == kCombineMax;
+  // Mixed positions: the winner's value; it stays an integer if the winner is one (on a
+  // tie the integer side wins, so the result does not depend on the operand order).
+  uint32_t keep_exact = 0;
+  int32_t qwin[kBlock];
+  for (uint32_t e = m; e; e &= e - 1) {
+    const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
+    const bool ea = (ma >> k) & 1u, eb = (mb >> k) & 1u;
+    const T a = ea ? load_elem(va + k) : dequantize_value<T>(qa[k], twoeb);
+    const T b = eb ? load_elem(vb + k) : dequantize_value<T>(qb[k], twoeb);
+    bool take_b;
+    if (a != a || b != b) take_b = a == a;  // NaN wins
+    else if (a == b) take_b = ea && !eb;
+    else take_b = is_max ? b > a : b < a;
+    const bool win_exact = take_b ? eb : ea;
+    if (win_exact) {
+      keep_exact |= 1u << k;
+      store_elem(va + k, take_b ? b : a);
+    } else {
+      qwin[k] = take_b ? qb[k] : qa[k];
+    }
+  }
+  if (is_max) minmax_block<true>(qa, qb, len);
+  else minmax_block<false>(qa, qb, len);
+  for (uint32_t e = m & ~keep_exact; e; e &= e - 1) {
+    const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
+    qa[k] = qwin[k];
+  }
+  return keep_exact;
+}
+
+// Returns the result's length in out (room for encoded_chunk_worst(n, sizeof(T))), raw
+// values when encoding would not be smaller (*raw set), or 0 if a chunk is malformed.
+template <class T>
+size_t combine_chunk(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
+                     ChunkScratch& s, uint8_t* out, bool* raw) {
+  T* va = reinterpret_cast<T*>(s.vals_a);
+  T* vb = reinterpret_cast<T*>(s.vals_b);
+  if (!decode_operand(b, n, begin, g, s, s.qb, s.exact_b, vb)) return 0;
+  if (!decode_operand(a, n, begin, g, s, s.q, s.exact, va)) return 0;
+  int32_t* q = s.q;
+  uint8_t* p = out;
+  for (size_t i = 0; i < n; i += kBlock) {
+    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+    const size_t blk = i / kBlock;
+    const uint32_t m = combine_block(op, q + i, s.qb + i, s.exact[blk], s.exact_b[blk], va + i, vb + i, len, g.twoeb);
+    s.exact[blk] = m;
+    if (m) fill_block_placeholders(q, i, m);
+    if (g.ndims == 1) p = encode_block_1d(q + i, len, m, va + i, p);
+  }
+  size_t bytes = g.ndims == 1 ? static_cast<size_t>(p - out) : encode_nd_from_q(q, s.exact, va, n, begin, g, s, out);
+  *raw = bytes >= n * sizeof(T);
+  if (*raw) {
+    for (size_t i = 0; i < n; ++i) {
+      const bool ex = (s.exact[i / kBlock] >> (i % kBlock)) & 1u;
+      store_elem(reinterpret_cast<T*>(out) + i, ex ? load_elem(va + i) : dequantize_value<T>(q[i], g.twoeb));
+    }
+    bytes = n * sizeof(T);
+  }
+  return bytes;
 }
 
 // ------------------------------------------------------------ value range
@@ -610,6 +784,15 @@ void finite_range(const T* x, size_t n, double* lo, double* hi) {
 }
 
 // ------------------------------------------------------------ the table
+
+inline size_t combine_f32(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin,
+                          const ChunkGeometry& g, ChunkScratch& s, uint8_t* out, bool* raw) {
+  return combine_chunk<float>(op, a, b, n, begin, g, s, out, raw);
+}
+inline size_t combine_f64(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin,
+                          const ChunkGeometry& g, ChunkScratch& s, uint8_t* out, bool* raw) {
+  return combine_chunk<double>(op, a, b, n, begin, g, s, out, raw);
+}
 
 inline void range_f32(const float* x, size_t n, double* lo, double* hi) { finite_range(x, n, lo, hi); }
 inline void range_f64(const double* x, size_t n, double* lo, double* hi) { finite_range(x, n, lo, hi); }

@@ -24,7 +24,9 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   if (p.codec != ZCOLL_CODEC_FZL) return ZCOLL_ERR_CODEC;
   if ((p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) || !std::isfinite(p.eb) || !(p.eb > 0) ||
       p.threads < 0 || (p.chunk_len && (p.chunk_len % 32 || p.chunk_len > ZCOLL_MAX_CHUNK_LEN)) ||
-      cfg->algorithm < ZCOLL_ALGO_AUTO || cfg->algorithm > ZCOLL_ALGO_PAIRWISE)
+      cfg->algorithm < ZCOLL_ALGO_AUTO || cfg->algorithm > ZCOLL_ALGO_RECURSIVE_DOUBLING ||
+      cfg->reduction < ZCOLL_REDUCTION_AUTO || cfg->reduction > ZCOLL_REDUCTION_DOC ||
+      (cfg->bound_target != ZCOLL_BOUND_INPUT && cfg->bound_target != ZCOLL_BOUND_RESULT))
     return ZCOLL_ERR_ARG;
   zcoll_comm_s* c = new (std::nothrow) zcoll_comm_s;
   if (!c) return ZCOLL_ERR_NO_MEMORY;

@@ -1,0 +1,95 @@
+// The reductions' engine. The input vector is split into p blocks (block b ends up
+// reduced on rank b) and each block into pieces of a few codec chunks. Every piece is
+// its own fzl stream and its own message, so that compression, combination and
+// decompression of one piece overlap with the transfers of the others: a rank works on
+// piece i while pieces i-1, i-2, ... are on the wire, and polls MPI between pieces.
+//
+// Buffers live in the communicator's arena, each a region with one slot per piece at
+// the piece's worst-case compressed size (only written bytes are touched):
+//   own     this rank's input, compressed once (homomorphic), or a scratch (DOC);
+//   result  the reduced pieces (and, after an allgather or gather, everybody's);
+//   recv[2] and send[2]: one block of partial results in flight each (ring), or
+//   a whole-vector region for the partner's streams (recursive doubling).
+#pragma once
+#include "coll/frontend.h"
+
+namespace zcoll::coll {
+
+inline constexpr int kReduceTag = kTag + 20;
+inline constexpr size_t kChunksPerPiece = 4;
+
+struct Reduction {
+  zcoll_comm_s& c;
+  zcoll_dtype dtype;
+  size_t es;
+  int op;             // fzl::CombineOp
+  bool homomorphic;   // else decompress-operate-compress
+  bool cprp2p;        // baseline: whole blocks, recompress at every allgather hop
+  zcoll_codec_params params;  // ABS, the per-input bound
+  const uint8_t* in;  // this rank's input (all blocks)
+
+  // blocks and pieces, in elements of the input vector
+  std::vector<size_t> block_begin;  // p + 1
+  std::vector<size_t> first_piece;  // p + 1: pieces of block b are [first_piece[b], first_piece[b+1])
+  std::vector<size_t> piece_begin, piece_count, slot;  // slot: offset of the piece in a region
+  size_t region_bytes = 0, max_block_bytes = 0;
+
+  uint8_t *own = nullptr, *result = nullptr, *recv[2] = {nullptr, nullptr}, *send[2] = {nullptr, nullptr};
+  std::vector<size_t> own_len, result_len;
+  std::vector<uint8_t> values;  // DOC: one piece of decompressed values
+
+  int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see notice())
+  double t_codec = 0, t_decomp = 0;
+  size_t wire = 0, raw = 0;
+
+  Reduction(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op) : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {}
+
+  // Lays out blocks (counts[b] elements each) and pieces, and carves the arena.
+  // whole_vector_regions: recursive doubling's layout (recv/send span every piece).
+  int plan(const size_t* counts, bool whole_vector_regions);
+
+  size_t piece_cap(size_t i) const { return zcoll_codec_bound(piece_count[i], dtype); }
+  // Byte offset of piece i inside a one-block region (recv/send sets of the ring).
+  size_t block_slot(size_t i, int b) const { return slot[i] - slot[first_piece[b]]; }
+  const uint8_t* input(size_t i) const { return in + piece_begin[i] * es; }
+
+  // ---- piece operations (errors recorded in err)
+  // Compresses piece i's values (this rank's input by default) to dst; returns the
+  // length (0 on error).
+  size_t compress_values(const void* values_of_piece, size_t i, uint8_t* dst);
+  size_t compress_input(size_t i, uint8_t* dst) { return compress_values(input(i), i, dst); }
+  // Homomorphic: out = op(a, b); returns the length.
+  size_t combine(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, size_t i, uint8_t* out);
+  // DOC: decompress a partial result, apply op with this rank's input piece i, and
+  // either compress it to out (returns its length) or, with out == nullptr, store the
+  // values at dst.
+  size_t doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t* out, void* dst);
+  // Piece i's values to dst, which holds the vector from element `base` on.
+  void decompress(const uint8_t* s, size_t len, size_t i, void* dst, size_t base = 0);
+
+  // ---- messages: one per piece; a 4-byte message is an error notice instead
+  void isend(const uint8_t* p, size_t len, int peer, std::vector<MPI_Request>& reqs);
+  void irecv(uint8_t* p, size_t cap, int peer, std::vector<MPI_Request>& reqs);
+  // Waits for receive j of reqs; returns its length, or 0 after a notice or MPI error.
+  size_t wait_recv(std::vector<MPI_Request>& reqs, size_t j);
+  void wait_all(std::vector<MPI_Request>& reqs);
+  // Lets MPI progress the listed sends between pieces of work.
+  void poll(std::vector<MPI_Request>& sends);
+  void fail(int code) {
+    if (!err) err = code;
+  }
+};
+
+// ---- schedules (one file each)
+// Ring reduce-scatter: leaves block `rank`'s reduced pieces in result (want_stream) or,
+// DOC only, its values at out (the rank's block of the result).
+void ring_reduce_scatter(Reduction& R, bool want_stream, void* out);
+// Ring allgather of the reduced pieces, decompressing each as it passes (into out,
+// the whole vector).
+void ring_allgather_pieces(Reduction& R, void* out);
+// Everybody's reduced pieces to root, decompressed there into out.
+void gather_pieces(Reduction& R, int root, void* out);
+// Recursive doubling on whole compressed vectors (homomorphic), decompressed into out.
+void recursive_doubling_allreduce(Reduction& R, void* out);
+
+}  // namespace zcoll::coll

@@ -1,0 +1,98 @@
+// Ring reduce-scatter in p - 1 steps, and the ring allgather of its reduced pieces.
+// In step k a rank sends the partial result of block (rank - k - 1) mod p to its right
+// and receives that of block (rank - k - 2) from its left; after the last step it holds
+// block `rank` reduced over all ranks. Each step moves 1/p of the data, piece by
+// piece: the receives of a step are posted before its work starts, and piece i goes out
+// as soon as it is made, while the rank works on piece i + 1 (double-buffered sets of
+// receive and send slots, so a step can start before the previous one's sends finish).
+//   homomorphic: a piece is this rank's input compressed once, combined with the
+//                received partial as integers (zcoll_combine);
+//   DOC:         the received partial is decompressed, the op applied with this rank's
+//                input, and the result compressed again.
+#include "coll/reduction.h"
+
+namespace zcoll::coll {
+
+void ring_reduce_scatter(Reduction& R, bool want_stream, void* out) {
+  const int p = R.c.size, r = R.c.rank, right = (r + 1) % p, left = (r - 1 + p) % p;
+  std::vector<MPI_Request> rq[2], sq[2];
+  for (int k = 0; k < p; ++k) {
+    const bool last = k == p - 1;  // no send: combine into the final result
+    const int cur = k % 2, prev = (k + 1) % 2;
+    const int bs = (r - k - 1 + 2 * p) % p;
+    if (!last) {
+      const int br = (r - k - 2 + 2 * p) % p;
+      rq[cur].clear();
+      for (size_t i = R.first_piece[br]; i < R.first_piece[br + 1]; ++i)
+        R.irecv(R.recv[cur] + R.block_slot(i, br), R.piece_cap(i), left, rq[cur]);
+      R.wait_all(sq[cur]);  // step k - 2's sends used these slots
+    }
+    for (size_t i = R.first_piece[bs]; i < R.first_piece[bs + 1]; ++i) {
+      uint8_t* piece;
+      size_t len;
+      if (k == 0) {
+        piece = R.homomorphic ? R.own + R.slot[i] : R.send[cur] + R.block_slot(i, bs);
+        len = R.compress_input(i, piece);
+      } else {
+        const size_t got = R.wait_recv(rq[prev], i - R.first_piece[bs]);
+        const uint8_t* partial = R.recv[prev] + R.block_slot(i, bs);
+        piece = last ? (want_stream ? R.result + R.slot[i] : nullptr) : R.send[cur] + R.block_slot(i, bs);
+        if (R.homomorphic) {
+          uint8_t* mine = R.own + R.slot[i];
+          const size_t mine_len = R.compress_input(i, mine);
+          len = R.combine(partial, got, mine, mine_len, i, piece);
+        } else {
+          len = R.doc_step(partial, got, i, piece, piece ? nullptr : at(out, R.piece_begin[i] - R.block_begin[r], R.es));
+        }
+        if (last) {
+          R.result_len[i] = len;
+          continue;
+        }
+      }
+      R.raw += R.piece_count[i] * R.es;
+      R.isend(piece, len, right, sq[cur]);
+      R.poll(sq[cur]);
+    }
+  }
+  R.wait_all(sq[0]);
+  R.wait_all(sq[1]);
+}
+
+// Step k forwards block (rank - k) mod p (its own first) and receives block
+// (rank - k - 1); every piece is decompressed right after it is passed on. The baseline
+// (CPRP2P) decompresses and recompresses at every hop instead of forwarding bytes.
+void ring_allgather_pieces(Reduction& R, void* out) {
+  const int p = R.c.size, r = R.c.rank, right = (r + 1) % p, left = (r - 1 + p) % p;
+  std::vector<MPI_Request> rq[2], sq[2];
+  for (int k = 0; k < p; ++k) {
+    const int cur = k % 2, prev = (k + 1) % 2;
+    const int b = (r - k + p) % p;
+    const bool forward = k < p - 1;
+    if (forward) {
+      const int br = (r - k - 1 + p) % p;
+      rq[cur].clear();
+      for (size_t i = R.first_piece[br]; i < R.first_piece[br + 1]; ++i)
+        R.irecv(R.result + R.slot[i], R.piece_cap(i), left, rq[cur]);
+      R.wait_all(sq[cur]);
+    }
+    for (size_t i = R.first_piece[b]; i < R.first_piece[b + 1]; ++i) {
+      if (k > 0) R.result_len[i] = R.wait_recv(rq[prev], i - R.first_piece[b]);
+      const uint8_t* s = R.result + R.slot[i];
+      size_t len = R.result_len[i];
+      R.decompress(s, len, i, out);
+      if (!forward) continue;
+      if (R.cprp2p && k > 0) {
+        uint8_t* again = R.send[cur] + R.block_slot(i, b);
+        len = R.compress_values(at(out, R.piece_begin[i], R.es), i, again);
+        s = again;
+      }
+      R.raw += R.piece_count[i] * R.es;
+      R.isend(s, len, right, sq[cur]);
+      R.poll(sq[cur]);
+    }
+  }
+  R.wait_all(sq[0]);
+  R.wait_all(sq[1]);
+}
+
+}  // namespace zcoll::coll
