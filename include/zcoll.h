@@ -320,9 +320,9 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  * unchanged (bit-exact). MPI_IN_PLACE as MPI allows it.
  *
  * eb_abs: ABS as given; REL = eb x (max - min) over the finite inputs of all ranks.
- * With ZCOLL_BOUND_RESULT the per-input bound is eb_abs / p for SUM (and for MIN/MAX
- * on the DOC path), eb_abs for MIN/MAX on the homomorphic path, so the worst case
- * below is eb_abs.
+ * With ZCOLL_BOUND_RESULT the per-input bound eps is eb_abs divided by the path's
+ * worst-case factor below (p for a homomorphic SUM, 1 for a homomorphic MIN/MAX, ...),
+ * so that the worst case is eb_abs; zcoll_last_stats reports eps.
  *
  * Guarantees (p ranks, eps = per-input bound; "+ rounding": the element type's
  * rounding of the partial sums, which MPI's own floating-point sum also has; it only
