@@ -495,6 +495,70 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
   }
 }
 
+// One block's header and residuals; advances p. False if the block is malformed.
+struct ParsedBlock {
+  bool alt = false;
+  unsigned b = 0;
+  uint32_t exact = 0;
+  const uint8_t* exact_src = nullptr;
+};
+
+template <class T>
+inline bool parse_block(const uint8_t*& p, const uint8_t* end, const uint8_t* buffer_end, unsigned len, int32_t* rb,
+                        ParsedBlock& out) {
+  const uint32_t valid = len == 32 ? 0xffffffffu : ((1u << len) - 1);
+  if (p >= end) return false;
+  const unsigned tag = *p++;
+  const unsigned b = tag & kTagBitsMask;
+  if (b > 32) return false;
+  out.alt = (tag & kTagAltPredictor) != 0;
+  out.b = b;
+  if (b) {
+    const size_t payload = (static_cast<size_t>(len) * b + 7) / 8;
+    if (static_cast<size_t>(end - p) < 4 + payload) return false;
+    const uint32_t signs = load_u32(p);
+    if (signs & ~valid) return false;
+    p += 4;
+    if (static_cast<size_t>(buffer_end - p) >= payload + 16) {
+      if (len == kBlock) {
+#if defined(__AVX2__)
+        if (b <= 25) unpack32_avx2(p, b, signs, rb);
+        else
+#endif
+        Coders::unpack[b](p, signs, rb);
+      } else {
+        unpack_bits(p, len, b, signs, rb);
+      }
+    } else {
+      uint8_t pad[kBlock * 4 + 16] = {};
+      std::memcpy(pad, p, payload);
+      unpack_bits(pad, len, b, signs, rb);
+    }
+    // Bits past the last value must be zero, so one stream has one meaning.
+    if ((static_cast<size_t>(len) * b) % 8) {
+      const unsigned used = static_cast<unsigned>((static_cast<size_t>(len) * b) % 8);
+      if (p[payload - 1] >> used) return false;
+    }
+    p += payload;
+  } else {
+    for (unsigned k = 0; k < len; ++k) rb[k] = 0;
+  }
+  out.exact = 0;
+  out.exact_src = nullptr;
+  if (tag & kTagExact) {
+    if (end - p < 4) return false;
+    const uint32_t mask = load_u32(p);
+    p += 4;
+    if (mask == 0 || (mask & ~valid)) return false;
+    const size_t cnt = static_cast<size_t>(__builtin_popcount(mask));
+    if (static_cast<size_t>(end - p) < cnt * sizeof(T)) return false;
+    out.exact = mask;
+    out.exact_src = p;
+    p += cnt * sizeof(T);
+  }
+  return true;
+}
+
 // Decodes a chunk into values (qout == nullptr) or into integers: then qout receives q
 // (placeholders at exact positions), out only the exactly stored values, and
 // s.exact[] the exact masks.
@@ -510,58 +574,13 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
   for (size_t blk = 0; blk < nblocks; ++blk) {
     const size_t i = blk * kBlock;
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
-    const uint32_t valid = len == 32 ? 0xffffffffu : ((1u << len) - 1);
-    if (p >= end) return false;
-    const unsigned tag = *p++;
-    const unsigned b = tag & kTagBitsMask;
-    if (b > 32) return false;
-    const bool is_alt = (tag & kTagAltPredictor) != 0;
-    if (is_alt && g.ndims > 1) return false;
+    ParsedBlock pb;
+    if (!parse_block<T>(p, end, buffer_end, len, r + i, pb)) return false;
+    if (pb.alt && g.ndims > 1) return false;
+    s.exact[blk] = pb.exact;
+    s.exact_src[blk] = pb.exact_src;
+    const bool is_alt = pb.alt;
     int32_t* rb = r + i;
-    if (b) {
-      const size_t payload = (static_cast<size_t>(len) * b + 7) / 8;
-      if (static_cast<size_t>(end - p) < 4 + payload) return false;
-      const uint32_t signs = load_u32(p);
-      if (signs & ~valid) return false;
-      p += 4;
-      if (static_cast<size_t>(buffer_end - p) >= payload + 16) {
-        if (len == kBlock) {
-#if defined(__AVX2__)
-          if (b <= 25) unpack32_avx2(p, b, signs, rb);
-          else
-#endif
-          Coders::unpack[b](p, signs, rb);
-        } else {
-          unpack_bits(p, len, b, signs, rb);
-        }
-      } else {
-        uint8_t pad[kBlock * 4 + 16] = {};
-        std::memcpy(pad, p, payload);
-        unpack_bits(pad, len, b, signs, rb);
-      }
-      // Bits past the last value must be zero, so one stream has one meaning.
-      if ((static_cast<size_t>(len) * b) % 8) {
-        const unsigned used = static_cast<unsigned>((static_cast<size_t>(len) * b) % 8);
-        if (p[payload - 1] >> used) return false;
-      }
-      p += payload;
-    } else {
-      for (unsigned k = 0; k < len; ++k) rb[k] = 0;
-    }
-    uint32_t exact_mask = 0;
-    if (tag & kTagExact) {
-      if (end - p < 4) return false;
-      exact_mask = load_u32(p);
-      p += 4;
-      if (exact_mask == 0 || (exact_mask & ~valid)) return false;
-      const size_t cnt = static_cast<size_t>(__builtin_popcount(exact_mask));
-      if (static_cast<size_t>(end - p) < cnt * sizeof(T)) return false;
-      s.exact[blk] = exact_mask;
-      s.exact_src[blk] = p;
-      p += cnt * sizeof(T);
-    } else {
-      s.exact[blk] = 0;
-    }
     if (g.ndims == 1) {
       if (qout) rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, qout + i);
       else rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, out + i);
@@ -705,11 +724,163 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
   return keep_exact;
 }
 
+// The 1-D state after a block: q1 = last integer, d1 = last first difference.
+inline void advance_state(const int32_t* r, unsigned len, bool alt, uint32_t& q1, uint32_t& d1) {
+  uint32_t sum = 0, weighted = 0;
+#if defined(__AVX2__)
+  if (len == kBlock) {
+    auto hsum = [](__m256i v) {
+      __m128i t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+      t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+      t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+      return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+    };
+    __m256i vs = _mm256_setzero_si256(), vw = _mm256_setzero_si256();
+    __m256i w = _mm256_setr_epi32(32, 31, 30, 29, 28, 27, 26, 25);
+    for (unsigned j = 0; j < kBlock; j += 8) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + j));
+      vs = _mm256_add_epi32(vs, v);
+      if (alt) vw = _mm256_add_epi32(vw, _mm256_mullo_epi32(v, w));
+      w = _mm256_sub_epi32(w, _mm256_set1_epi32(8));
+    }
+    sum = hsum(vs);
+    weighted = alt ? hsum(vw) : 0;
+  } else
+#endif
+  for (unsigned k = 0; k < len; ++k) {
+    sum += static_cast<uint32_t>(r[k]);
+    weighted += static_cast<uint32_t>(len - k) * static_cast<uint32_t>(r[k]);
+  }
+  if (alt) {  // d_k = d1 + r_0 + ... + r_k;  q_end = q1 + sum of d_k
+    q1 += len * d1 + weighted;
+    d1 += sum;
+  } else {
+    q1 += sum;
+    d1 = static_cast<uint32_t>(r[len - 1]);
+  }
+}
+
+inline uint64_t abs_i32(uint32_t v) {
+  const int64_t x = static_cast<int32_t>(v);
+  return static_cast<uint64_t>(x < 0 ? -x : x);
+}
+
+// 1-D chunks, block by block without materialising the chunk's integers. Where both
+// blocks of a SUM use the same predictor and hold no exact values, prediction is linear,
+// so the result's residuals are the sum of the operands' residuals: no prefix sums and
+// no re-prediction. The integers' range is bounded from the state and the residual
+// magnitudes; only when that bound could pass the quantizer's limit, or a block has
+// exact values or mixed predictors, is the block rebuilt and combined value by value.
+// Returns 0 for a malformed chunk and SIZE_MAX when the result would not be smaller
+// than raw (the caller then takes the general path, which writes raw values).
+template <class T>
+size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, const ChunkGeometry& g,
+                        uint8_t* out) {
+  const uint8_t *pa = a.p, *pb = b.p;
+  const uint8_t *ea = a.p + a.bytes, *eb = b.p + b.bytes;
+  uint32_t qa1 = 0, da1 = 0, qb1 = 0, db1 = 0;  // operands' states
+  uint32_t q1 = 0, d1 = 0;                      // the result's
+  uint8_t* p = out;
+  const size_t raw_bytes = n * sizeof(T);
+  alignas(32) int32_t ra[kBlock], rb[kBlock];
+  alignas(32) int32_t qa[kBlock], qb[kBlock + 2];
+  int32_t res[kBlock + 2];
+  T va[kBlock], vb[kBlock];
+  for (size_t i = 0; i < n; i += kBlock) {
+    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+    ParsedBlock ba, bb;
+    if (!parse_block<T>(pa, ea, a.end, len, ra, ba) || !parse_block<T>(pb, eb, b.end, len, rb, bb)) return 0;
+    const bool linear = q1 == qa1 + qb1 && d1 == da1 + db1;
+    if (op == kCombineSum && len == kBlock && !(ba.exact | bb.exact) && linear) {
+      // Mixed predictors: second-order residuals are differences of first-order ones
+      // (the first against the state's last difference), so the first-order side
+      // converts cheaply and the sum is second order.
+      const bool alt = ba.alt || bb.alt;
+      alignas(32) int32_t conv[kBlock];
+      const int32_t* xa = ra;
+      const int32_t* xb = rb;
+      if (ba.alt != bb.alt) {
+        int32_t shifted[kBlock + 1];  // the first-order residuals, after the state's difference
+        shifted[0] = static_cast<int32_t>(ba.alt ? db1 : da1);
+        std::memcpy(shifted + 1, ba.alt ? rb : ra, sizeof(int32_t) * kBlock);
+        for (unsigned k = 0; k < kBlock; ++k)
+          conv[k] = static_cast<int32_t>(static_cast<uint32_t>(shifted[k + 1]) - static_cast<uint32_t>(shifted[k]));
+        (ba.alt ? xb : xa) = conv;
+      }
+      uint32_t any = 0, signs = 0;
+      alignas(32) uint32_t mags[kBlock];
+#if defined(__AVX2__)
+      __m256i o = _mm256_setzero_si256();
+      for (unsigned j = 0; j < kBlock; j += 8) {
+        const __m256i u = _mm256_add_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(xa + j)),
+                                           _mm256_load_si256(reinterpret_cast<const __m256i*>(xb + j)));
+        const __m256i mg = _mm256_abs_epi32(u);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(mags + j), mg);
+        o = _mm256_or_si256(o, mg);
+        signs |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(u))) << j;
+      }
+      __m128i t = _mm_or_si128(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1));
+      t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0x4e));
+      t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0xb1));
+      any = static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+#else
+      for (unsigned k = 0; k < kBlock; ++k) {
+        const uint32_t u = static_cast<uint32_t>(xa[k]) + static_cast<uint32_t>(xb[k]);
+        mags[k] = magnitude(u);
+        any |= mags[k];
+        signs |= (u >> 31) << k;
+      }
+#endif
+      const unsigned bits = bit_length(any);
+      const uint64_t m = bits >= 32 ? (uint64_t{1} << 32) : (uint64_t{1} << bits) - 1;
+      const uint64_t reach = alt ? abs_i32(q1) + kBlock * abs_i32(d1) + 528 * m : abs_i32(q1) + kBlock * m;
+      if (reach <= static_cast<uint64_t>(kQuantLimit)) {
+        p = emit_block(mags, signs, bits, kBlock, 0u, static_cast<const T*>(nullptr), alt, p);
+        advance_state(ra, kBlock, ba.alt, qa1, da1);
+        advance_state(rb, kBlock, bb.alt, qb1, db1);
+        q1 = qa1 + qb1;
+        d1 = da1 + db1;
+        if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
+        continue;
+      }
+    }
+    // Value by value: rebuild both blocks' integers, combine, re-predict.
+    rebuild_block(ra, len, ba.alt, qa1, da1, g.twoeb, qa);
+    rebuild_block(rb, len, bb.alt, qb1, db1, g.twoeb, qb);
+    for (uint32_t e = ba.exact, j = 0; e; e &= e - 1, ++j)
+      std::memcpy(va + __builtin_ctz(e), ba.exact_src + j * sizeof(T), sizeof(T));
+    for (uint32_t e = bb.exact, j = 0; e; e &= e - 1, ++j)
+      std::memcpy(vb + __builtin_ctz(e), bb.exact_src + j * sizeof(T), sizeof(T));
+    const uint32_t mask = combine_block(op, qa, qb, ba.exact, bb.exact, va, vb, len, g.twoeb);
+    res[0] = static_cast<int32_t>(q1 - d1);
+    res[1] = static_cast<int32_t>(q1);
+    std::memcpy(res + 2, qa, len * sizeof(int32_t));
+    for (uint32_t e = mask; e; e &= e - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
+      res[2 + k] = (i == 0 && k == 0) ? 0 : res[1 + k];
+    }
+    p = encode_block_1d(res + 2, len, mask, va, p);
+    q1 = static_cast<uint32_t>(res[1 + len]);
+    d1 = q1 - static_cast<uint32_t>(res[len]);
+    if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
+  }
+  if (pa != ea || pb != eb) return 0;
+  return static_cast<size_t>(p - out);
+}
+
 // Returns the result's length in out (room for encoded_chunk_worst(n, sizeof(T))), raw
 // values when encoding would not be smaller (*raw set), or 0 if a chunk is malformed.
 template <class T>
 size_t combine_chunk(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
                      ChunkScratch& s, uint8_t* out, bool* raw) {
+  // MIN/MAX have no linear shortcut; the whole-chunk path below is faster for them.
+  if (op == kCombineSum && g.ndims == 1 && !a.raw && !b.raw) {
+    const size_t bytes = combine_chunk_1d<T>(op, a, b, n, g, out);
+    if (bytes != SIZE_MAX) {
+      *raw = false;
+      return bytes;
+    }
+  }
   T* va = reinterpret_cast<T*>(s.vals_a);
   T* vb = reinterpret_cast<T*>(s.vals_b);
   if (!decode_operand(b, n, begin, g, s, s.qb, s.exact_b, vb)) return 0;
