@@ -1,30 +1,56 @@
 // zcoll-bench coll: one collective, compressed (zcoll) against plain MPI on the same data.
 //
-//   mpiexec -n N zcoll-bench coll --op allgather|bcast|scatter|gather|alltoall --input FILE
+//   mpiexec -n N zcoll-bench coll --op OP --input FILE
 //       [--dtype f32|f64] [--eb-mode abs|rel] [--eb X] [--algo ALGO] [--bytes PER_RANK]
-//       [--iters K] [--warmup W] [--threads T] [--root R] [--json]
+//       [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T] [--root R] [--json]
+//   OP: allgather|bcast|scatter|gather|alltoall, or a reduction: reduce_scatter|allreduce|reduce
 //
 // Data: rank r holds the field from FILE (raw little-endian) rotated by r*n/N elements and
 // tiled to the size asked for, so every rank holds different real data. --bytes is the
 // message of the MPI call, i.e. sendcount (recvcount for gather, count for bcast) times the
 // element size: per rank for allgather/gather, the whole buffer for bcast, each rank's block
 // for scatter (the root holds N x bytes) and each destination's block for alltoall (every
-// rank holds N x bytes). Bcast and scatter use the root's rotated field.
+// rank holds N x bytes). Bcast and scatter use the root's rotated field. For the reductions
+// it is each rank's input vector (count x element size): allreduce and reduce (on the root)
+// return count elements; reduce_scatter gives rank r block r, count / N elements
+// (MPI_Reduce_scatter_block), or, where N does not divide count, MPI_Reduce_scatter with the
+// first count % N ranks holding one element more.
 //
 // Timing: W warm-up calls, then K timed ones; each is MPI_Barrier, t0 = MPI_Wtime(), the
 // call, t = MPI_Wtime() - t0, MPI_Allreduce(MAX of t). time_s is the median over the K
 // calls of the slowest rank's time. Plain MPI (MPI_Allgather, ... on the same buffers, same
 // discipline) is measured first in the same run (time_mpi_s), then the requested algorithm.
 //
-// Errors: every element of every rank's output buffer (the root's for gather; the non-roots'
-// for bcast, whose root only sends) from the last zcoll call is compared in double with what
-// plain MPI delivered there. max_abs_err is the largest difference on any rank;
-// max_err_over_eb divides it by eb_abs from zcoll_last_stats (the root's, which for
-// bcast/scatter is the rank that resolved the bound); psnr_db = 20 log10(range / rmse) and
-// nrmse = rmse / range, with the reference's value range and the rmse over all those
-// elements on all ranks. Exit status: 0, 1 if an error exceeds the bound (or the reported
-// eb_abs is looser than the bound asked for), a zcoll call fails, or the data is unusable;
-// 2 for a usage error.
+// Errors: every element of every rank's output buffer (the root's for gather and reduce; the
+// non-roots' for bcast, whose root only sends; each rank's block for reduce_scatter) from the
+// last zcoll call is compared in double with a reference: for the data-movement ops what plain
+// MPI delivered there (MPI moves the bits unchanged); for the reductions the reduction of the
+// original inputs computed in double, each rank regenerating every rank's input from FILE (it
+// is a rotation of the same field), not MPI's float result. mpi_max_abs_err is plain MPI's
+// own result against that reference (its rounding; 0 for the data-movement ops).
+// max_abs_err is the largest difference on any rank; max_err_over_eb divides it by eb_abs
+// from zcoll_last_stats (the root's, which for bcast/scatter is the rank that resolved the
+// bound; for the reductions the per-input bound; where zcoll did not compress, eb_abs is 0 and
+// the bound resolved here, eb_abs_expected, is the unit). mean_err is the mean signed error
+// (result - reference). err_p95_over_eb is the 95th percentile of |error| / eb_abs over all
+// those elements on all ranks, from per-rank histograms merged with MPI_Reduce (128 bins per
+// power of two; the upper edge of the bin holding it, so at most 0.8% above the exact
+// percentile). psnr_db = 20 log10(range / rmse) and nrmse = rmse / range, with the
+// reference's value range and the rmse over all those elements on all ranks.
+//
+// Bound: max_abs_err may not exceed bound_over_eb x eb_abs. Where zcoll did not compress (and
+// for --algo mpi) the units are 0: the output must be plain MPI's. Otherwise, data-movement
+// ops: 1; reductions on p ranks: zcoll.h's worst case for the path asked for, in units of the
+// per-input bound: SUM on the homomorphic path (zcoll, zcoll-homomorphic, ring,
+// recursive-doubling and the algorithms the reductions do not have): p, MIN/MAX there: 1;
+// zcoll-doc and cprp2p: p - 1 for reduce_scatter, p for allreduce and reduce, except cprp2p
+// allreduce: 2p - 2 (its allgather recompresses at every hop). The reductions add an
+// allowance for the element type's rounding (u = 2^-24 for f32, 2^-53 for f64), the largest
+// over the compared elements of: SUM p x u x (sum over ranks of |x|); MIN/MAX u x max |x|.
+// The reductions' JSON line also has reduce_op and reduction: how the path asked for combines
+// (homomorphic; doc for zcoll-doc and cprp2p; none for mpi).
+// Exit status: 0, 1 if an error exceeds the bound (or the reported eb_abs is looser than the
+// bound asked for), a zcoll call fails, or the data is unusable; 2 for a usage error.
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -44,34 +70,53 @@
 namespace {
 
 const char* const kUsage =
-    "usage: mpiexec -n N zcoll-bench coll --op allgather|bcast|scatter|gather|alltoall --input FILE\n"
+    "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE\n"
     "           [--dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
-    "           [--algo mpi|zcoll|cprp2p|ring|bruck|binomial|scatter-allgather|pairwise]\n"
-    "           [--bytes PER_RANK] [--iters K] [--warmup W] [--threads T] [--root R] [--json]\n"
+    "           [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|ring|recursive-doubling|\n"
+    "                   bruck|binomial|scatter-allgather|pairwise]\n"
+    "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
+    "           [--root R] [--json]\n"
+    "  --op OP        allgather|bcast|scatter|gather|alltoall, or a reduction:\n"
+    "                 reduce_scatter|allreduce|reduce\n"
     "  --input FILE   raw little-endian field; dtype from --dtype or the .f32/.f64 suffix\n"
-    "  --eb-mode/--eb error bound (default rel 1e-4)\n"
+    "  --eb-mode/--eb error bound (default rel 1e-4); for the reductions, of each rank's input\n"
     "  --algo         mpi = plain MPI only; zcoll = zcoll's automatic choice; cprp2p = compress\n"
-    "                 before every send (baseline); the others force that zcoll algorithm\n"
-    "                 (default zcoll)\n"
+    "                 before every send (baseline); zcoll-homomorphic / zcoll-doc = automatic\n"
+    "                 algorithm, reductions combining compressed integers / decompress-operate-\n"
+    "                 compress at every step; the others force that zcoll algorithm\n"
+    "                 (recursive-doubling: allreduce) (default zcoll)\n"
     "  --bytes        message size of the MPI call (sendcount x element size), with K/M/G\n"
     "                 suffixes (powers of 1024); rounded to whole elements. Default 64M.\n"
     "                 scatter: each rank's block (the root holds N x bytes); alltoall: each\n"
-    "                 destination's block (every rank holds N x bytes)\n"
+    "                 destination's block (every rank holds N x bytes); reductions: each rank's\n"
+    "                 input (reduce_scatter: N blocks of bytes / N)\n"
+    "  --reduce-op    MPI_SUM, MPI_MIN or MPI_MAX for the reductions (default sum)\n"
     "  --iters K      timed calls (default 5), median of the slowest rank's time\n"
     "  --warmup W     untimed calls first (default 2)\n"
     "  --threads T    codec threads per rank (default 1; 0 = the OpenMP default)\n"
-    "  --root R       root of bcast/scatter/gather (default 0)\n"
-    "  --json         one JSON line per run (from rank 0)\n";
+    "  --root R       root of bcast/scatter/gather/reduce (default 0)\n"
+    "  --json         one JSON line per run (from rank 0)\n"
+    "Reductions are checked against the inputs reduced in double; exit status 1 where an error\n"
+    "exceeds zcoll.h's bound for the path (bound_over_eb), 2 for a usage error.\n";
 
 struct Opts {
-  std::string op, input, dtype, eb_mode = "rel", algo = "zcoll";
+  std::string op, input, dtype, eb_mode = "rel", algo = "zcoll", reduce_op = "sum";
   double eb = 1e-4;
   size_t bytes = size_t{64} << 20;
   int iters = 5, warmup = 2, threads = 1, root = 0;
   bool json = false, help = false;
 };
 
-enum class Op { Allgather, Bcast, Scatter, Gather, Alltoall };
+enum class Op { Allgather, Bcast, Scatter, Gather, Alltoall, ReduceScatter, Allreduce, Reduce };
+enum class RedOp { Sum, Min, Max };
+
+bool is_reduction(Op op) { return op == Op::ReduceScatter || op == Op::Allreduce || op == Op::Reduce; }
+
+// --algo: the zcoll algorithm and, for the reductions, how they combine.
+struct Algo {
+  int algorithm = ZCOLL_ALGO_AUTO;
+  int reduction = ZCOLL_REDUCTION_AUTO;
+};
 
 int g_rank = 0, g_size = 1;
 
@@ -126,6 +171,7 @@ Opts parse(int argc, char** argv) {
       o.eb = std::strtod(v.c_str(), &end);
       if (end == v.c_str() || *end || !std::isfinite(o.eb) || !(o.eb > 0)) throw UsageError{"bad --eb " + v};
     } else if (a == "--algo") o.algo = val();
+    else if (a == "--reduce-op") o.reduce_op = val();
     else if (a == "--bytes") {
       const std::string v = val();
       if (!parse_size(v, &o.bytes)) throw UsageError{"bad --bytes " + v};
@@ -149,32 +195,52 @@ Opts parse(int argc, char** argv) {
     else throw UsageError{"--dtype not given and the input has no .f32/.f64 suffix"};
   }
   if (o.dtype != "f32" && o.dtype != "f64") throw UsageError{"--dtype must be f32 or f64"};
+  if (o.reduce_op != "sum" && o.reduce_op != "min" && o.reduce_op != "max")
+    throw UsageError{"--reduce-op must be sum, min or max"};
   return o;
 }
 
 bool parse_op(const std::string& s, Op* op) {
-  if (s == "allgather") *op = Op::Allgather;
-  else if (s == "bcast") *op = Op::Bcast;
-  else if (s == "scatter") *op = Op::Scatter;
-  else if (s == "gather") *op = Op::Gather;
-  else if (s == "alltoall") *op = Op::Alltoall;
-  else return false;
-  return true;
-}
-
-// --algo -> zcoll_algorithm; "mpi" = plain MPI only (no zcoll run).
-bool parse_algo(const std::string& s, int* algo) {
   static const struct {
     const char* name;
-    int algo;
-  } table[] = {{"mpi", ZCOLL_ALGO_MPI},          {"zcoll", ZCOLL_ALGO_AUTO},
-               {"auto", ZCOLL_ALGO_AUTO},        {"cprp2p", ZCOLL_ALGO_CPRP2P},
-               {"ring", ZCOLL_ALGO_RING},        {"bruck", ZCOLL_ALGO_BRUCK},
-               {"binomial", ZCOLL_ALGO_BINOMIAL}, {"scatter-allgather", ZCOLL_ALGO_SCATTER_ALLGATHER},
-               {"pairwise", ZCOLL_ALGO_PAIRWISE}};
+    Op op;
+  } table[] = {{"allgather", Op::Allgather}, {"bcast", Op::Bcast},
+               {"scatter", Op::Scatter},     {"gather", Op::Gather},
+               {"alltoall", Op::Alltoall},   {"reduce_scatter", Op::ReduceScatter},
+               {"allreduce", Op::Allreduce}, {"reduce", Op::Reduce}};
   for (const auto& t : table)
     if (s == t.name) {
-      *algo = t.algo;
+      *op = t.op;
+      return true;
+    }
+  return false;
+}
+
+RedOp parse_reduce_op(const std::string& s) { return s == "min" ? RedOp::Min : s == "max" ? RedOp::Max : RedOp::Sum; }
+
+MPI_Op mpi_op(RedOp op) { return op == RedOp::Min ? MPI_MIN : op == RedOp::Max ? MPI_MAX : MPI_SUM; }
+
+// --algo -> zcoll_algorithm and zcoll_reduction; "mpi" = plain MPI only (no zcoll run).
+bool parse_algo(const std::string& s, Algo* algo) {
+  static const struct {
+    const char* name;
+    int algo, reduction;
+  } table[] = {{"mpi", ZCOLL_ALGO_MPI, ZCOLL_REDUCTION_AUTO},
+               {"zcoll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
+               {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
+               {"zcoll-homomorphic", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_HOMOMORPHIC},
+               {"zcoll-doc", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC},
+               {"cprp2p", ZCOLL_ALGO_CPRP2P, ZCOLL_REDUCTION_AUTO},
+               {"ring", ZCOLL_ALGO_RING, ZCOLL_REDUCTION_AUTO},
+               {"recursive-doubling", ZCOLL_ALGO_RECURSIVE_DOUBLING, ZCOLL_REDUCTION_AUTO},
+               {"bruck", ZCOLL_ALGO_BRUCK, ZCOLL_REDUCTION_AUTO},
+               {"binomial", ZCOLL_ALGO_BINOMIAL, ZCOLL_REDUCTION_AUTO},
+               {"scatter-allgather", ZCOLL_ALGO_SCATTER_ALLGATHER, ZCOLL_REDUCTION_AUTO},
+               {"pairwise", ZCOLL_ALGO_PAIRWISE, ZCOLL_REDUCTION_AUTO}};
+  for (const auto& t : table)
+    if (s == t.name) {
+      algo->algorithm = t.algo;
+      algo->reduction = t.reduction;
       return true;
     }
   return false;
@@ -190,8 +256,27 @@ const char* algo_name(int a) {
     case ZCOLL_ALGO_BINOMIAL: return "binomial";
     case ZCOLL_ALGO_SCATTER_ALLGATHER: return "scatter-allgather";
     case ZCOLL_ALGO_PAIRWISE: return "pairwise";
+    case ZCOLL_ALGO_RECURSIVE_DOUBLING: return "recursive-doubling";
   }
   return "unknown";
+}
+
+// How the reductions of --algo combine: none (plain MPI), homomorphic (ZCOLL_REDUCTION_AUTO is
+// homomorphic) or doc (decompress-operate-compress; cprp2p is that without pipelining).
+const char* reduction_name(const Algo& a) {
+  if (a.algorithm == ZCOLL_ALGO_MPI) return "none";
+  if (a.algorithm == ZCOLL_ALGO_CPRP2P || a.reduction == ZCOLL_REDUCTION_DOC) return "doc";
+  return "homomorphic";
+}
+
+// zcoll.h's worst-case error of a reduction on p ranks, in units of the per-input bound, for
+// the path asked for (see the top comment). compressed: whether zcoll's compressed path ran.
+double reduction_bound_units(Op op, RedOp rop, const Algo& a, int p, bool compressed) {
+  if (a.algorithm == ZCOLL_ALGO_MPI || !compressed) return 0;
+  if (a.algorithm == ZCOLL_ALGO_CPRP2P && op == Op::Allreduce) return 2.0 * p - 2;
+  if (a.algorithm == ZCOLL_ALGO_CPRP2P || a.reduction == ZCOLL_REDUCTION_DOC)
+    return op == Op::ReduceScatter ? p - 1 : p;
+  return rop == RedOp::Sum ? p : 1;
 }
 
 std::string json_escape(const std::string& s) {
@@ -279,42 +364,158 @@ void local_range(const T* x, size_t n, double* lo, double* hi) {
 template <class T>
 struct Buffers {
   std::vector<T> send, ref, got;
-  size_t cmp_off = 0, cmp_len = 0;  // elements of the output buffer compared (ref vs got)
+  size_t cmp_off = 0, cmp_len = 0;  // elements of the output buffer compared
+  size_t global_off = 0;            // reductions: index of the first compared element in the reduced vector
+  std::vector<int> recvcounts;      // reduce_scatter where N does not divide count; else empty
+};
+
+// What an output element should be, in double (value), and the rounding the element type's
+// arithmetic may add to it (allow); special_ok: whether got reproduces a non-finite reference.
+// The data-movement ops: what plain MPI delivered, bit for bit.
+template <class T>
+struct CopyRef {
+  const T* ref;
+  double value(size_t i, double* allow) const {
+    *allow = 0;
+    return ref[i];
+  }
+  bool special_ok(size_t i, double, T got) const { return std::memcmp(&ref[i], &got, sizeof(T)) == 0; }
+};
+
+// The reductions: element off + i of every rank's input, regenerated from the field (rank q
+// holds it rotated by shift[q] and tiled), reduced in double.
+template <class T>
+struct ReduceRef {
+  const std::vector<T>* field;
+  std::vector<size_t> shift;  // each below the field's size
+  size_t off;
+  RedOp op;
+  double value(size_t i, double* allow) const {
+    const size_t n = field->size(), at = (off + i) % n;
+    const T* f = field->data();
+    double acc = 0, mag = 0;
+    for (size_t q = 0; q < shift.size(); ++q) {
+      const size_t k = at + shift[q] >= n ? at + shift[q] - n : at + shift[q];
+      const double x = f[k];
+      if (std::isfinite(x)) mag = op == RedOp::Sum ? mag + std::fabs(x) : std::max(mag, std::fabs(x));
+      if (op == RedOp::Sum) acc += x;
+      else if (q == 0 || std::isnan(x)) acc = x;
+      else if (!std::isnan(acc)) acc = op == RedOp::Min ? std::min(acc, x) : std::max(acc, x);
+    }
+    const double u = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
+    *allow = op == RedOp::Sum ? static_cast<double>(shift.size()) * u * mag : u * mag;
+    return acc;
+  }
+  bool special_ok(size_t, double ref, T got) const { return std::isnan(ref) ? std::isnan(got) : got == ref; }
+};
+
+// |error| / eb_abs in 128 bins per power of two (2^-40 to 2^24), plus one bin each for exact
+// zeros, for anything smaller and for anything larger or not a number. A quantile is reported
+// as the upper edge of the bin holding it: at most 1/128 above the exact value.
+class ErrHist {
+ public:
+  ErrHist() : bins_(kBins, 0) {}
+  void add(double x) { ++bins_[index(x)]; }
+  std::vector<uint64_t>& bins() { return bins_; }
+  double quantile(double q) const {
+    uint64_t total = 0;
+    for (uint64_t c : bins_) total += c;
+    if (total == 0) return 0;
+    const uint64_t target = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(total))));
+    uint64_t cum = 0;
+    for (int i = 0; i < kBins; ++i)
+      if ((cum += bins_[i]) >= target) return upper(i);
+    return INFINITY;
+  }
+
+ private:
+  static constexpr int kSub = 128, kEmin = -39, kEmax = 24;  // frexp exponents: [2^(e-1), 2^e)
+  static constexpr int kBins = 3 + (kEmax - kEmin + 1) * kSub;
+  static int index(double x) {
+    if (x == 0) return 0;
+    if (!(x < INFINITY)) return kBins - 1;
+    int e = 0;
+    const double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+    if (e < kEmin) return 1;
+    if (e > kEmax) return kBins - 1;
+    return 2 + (e - kEmin) * kSub + static_cast<int>((m - 0.5) * 2 * kSub);
+  }
+  static double upper(int i) {
+    if (i == 0) return 0;
+    if (i == 1) return std::ldexp(0.5, kEmin);
+    if (i == kBins - 1) return INFINITY;
+    return std::ldexp(0.5 + ((i - 2) % kSub + 1) / (2.0 * kSub), kEmin + (i - 2) / kSub);
+  }
+  std::vector<uint64_t> bins_;
 };
 
 struct Errors {
-  double max_abs = 0, sumsq = 0, n = 0, lo = INFINITY, hi = -INFINITY;
-  double bad_specials = 0;  // non-finite references not reproduced bit for bit
+  double max_abs = 0, sum = 0, sumsq = 0, n = 0, lo = INFINITY, hi = -INFINITY;
+  double bad_specials = 0;  // non-finite references not reproduced
+  double max_allow = 0;     // largest rounding allowance of a compared element
 };
 
-template <class T>
-Errors compare(const T* ref, const T* got, size_t n) {
+// got[0..n) against ref; |error| / eb_unit goes into hist where one is given.
+template <class T, class Ref>
+Errors compare(const Ref& ref, const T* got, size_t n, double eb_unit, ErrHist* hist) {
   Errors e;
   for (size_t i = 0; i < n; ++i) {
-    const double a = ref[i], b = got[i];
+    double allow = 0;
+    const double a = ref.value(i, &allow), b = got[i];
     if (!std::isfinite(a)) {
-      if (std::memcmp(&ref[i], &got[i], sizeof(T)) != 0) {
+      if (!ref.special_ok(i, a, got[i])) {
         e.bad_specials += 1;
         e.max_abs = INFINITY;
       }
       continue;
     }
-    const double d = std::fabs(b - a);  // inf or NaN if got is not finite
-    e.max_abs = std::isnan(d) ? INFINITY : std::max(e.max_abs, d);
+    const double d = b - a, ad = std::fabs(d);  // inf or NaN if got is not finite
+    e.max_abs = std::isnan(d) ? INFINITY : std::max(e.max_abs, ad);
+    e.sum += d;
     e.sumsq += d * d;
     e.n += 1;
     e.lo = std::min(e.lo, a);
     e.hi = std::max(e.hi, a);
+    e.max_allow = std::max(e.max_allow, allow);
+    if (hist) hist->add(eb_unit > 0 ? ad / eb_unit : (ad > 0 ? INFINITY : 0));
   }
   return e;
 }
 
+// Errors over all ranks, on every rank; the histograms are merged on rank 0, so p95_over_eb
+// is rank 0's only.
+struct ErrorSummary {
+  double max_abs = 0, mean = 0, rmse = 0, range = 0, bad_specials = 0, max_allow = 0, p95_over_eb = 0;
+};
+
+ErrorSummary summarize(const Errors& e, ErrHist* hist) {
+  double mx[4] = {e.max_abs, -e.lo, e.hi, e.max_allow}, sm[4] = {e.sum, e.sumsq, e.n, e.bad_specials};
+  MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sm, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  ErrorSummary s;
+  s.max_abs = mx[0];
+  s.range = mx[2] + mx[1];
+  s.max_allow = mx[3];
+  s.mean = sm[2] > 0 ? sm[0] / sm[2] : 0;
+  s.rmse = sm[2] > 0 ? std::sqrt(sm[1] / sm[2]) : 0;
+  s.bad_specials = sm[3];
+  if (hist) {
+    auto& b = hist->bins();
+    MPI_Reduce(g_rank == 0 ? MPI_IN_PLACE : b.data(), b.data(), static_cast<int>(b.size()), MPI_UINT64_T, MPI_SUM, 0,
+               MPI_COMM_WORLD);
+    s.p95_over_eb = hist->quantile(0.95);
+  }
+  return s;
+}
+
 struct Result {
-  std::string op, algo, algo_ran = "mpi", dtype, eb_mode, input;
+  std::string op, algo, algo_ran = "mpi", dtype, eb_mode, input, reduce_op, reduction;
+  bool is_reduction = false;
   int ranks = 0, iters = 0, warmup = 0, threads = 0, root = 0, compressed = 0;
   size_t bytes_per_rank = 0;
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
+  double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
   double t_compress = 0, t_comm = 0, t_decompress = 0, bad_specials = 0;
   std::vector<double> times, times_mpi;
 };
@@ -343,7 +544,7 @@ double measure(int warmup, int iters, F&& f, int* rc, std::vector<double>* times
 }
 
 template <class T>
-int run(const Opts& o, Op op, int algo, const std::vector<T>& field, Result* res) {
+int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Result* res) {
   const int p = g_size, r = g_rank, root = o.root;
   const size_t es = sizeof(T);
   const size_t count = std::max<size_t>(1, (o.bytes + es / 2) / es);
@@ -355,6 +556,8 @@ int run(const Opts& o, Op op, int algo, const std::vector<T>& field, Result* res
   const size_t total = count * p;
   const size_t n0 = field.size();
   const MPI_Datatype mt = mpi_type<T>();
+  const RedOp rop = parse_reduce_op(o.reduce_op);
+  const MPI_Op mop = mpi_op(rop);
   const T sentinel = std::numeric_limits<T>::quiet_NaN();  // output not written shows as an error
   Buffers<T> b;
   switch (op) {
@@ -396,10 +599,33 @@ int run(const Opts& o, Op op, int algo, const std::vector<T>& field, Result* res
       b.got.assign(total, sentinel);
       b.cmp_len = total;
       break;
+    case Op::Allreduce:
+    case Op::Reduce:
+      b.send.resize(count);
+      fill_rotated(b.send.data(), count, field, r * n0 / p);
+      if (op == Op::Allreduce || r == root) {
+        b.ref.assign(count, sentinel);
+        b.got.assign(count, sentinel);
+        b.cmp_len = count;
+      }
+      break;
+    case Op::ReduceScatter: {
+      b.send.resize(count);
+      fill_rotated(b.send.data(), count, field, r * n0 / p);
+      const size_t base = count / p, extra = count % p, mine = base + (static_cast<size_t>(r) < extra);
+      if (extra)
+        for (int q = 0; q < p; ++q) b.recvcounts.push_back(static_cast<int>(base + (static_cast<size_t>(q) < extra)));
+      b.global_off = r * base + std::min<size_t>(r, extra);
+      b.ref.assign(mine, sentinel);
+      b.got.assign(mine, sentinel);
+      b.cmp_len = mine;
+      break;
+    }
   }
 
   // The bound the caller asked for, resolved here independently of zcoll: ABS as given,
-  // REL from the global range (allgather, gather, alltoall) or the root's (bcast, scatter).
+  // REL from the global range (allgather, gather, alltoall, reductions) or the root's
+  // (bcast, scatter).
   double eb_expected = o.eb;
   if (o.eb_mode == "rel") {
     double lo = INFINITY, hi = -INFINITY;
@@ -416,13 +642,20 @@ int run(const Opts& o, Op op, int algo, const std::vector<T>& field, Result* res
     eb_expected = hi > lo ? o.eb * (hi - lo) : 0;  // 0: no range; zcoll's own rule applies
   }
 
+  const int rs_block = icount / p;  // reduce_scatter with b.recvcounts empty
   auto mpi_call = [&](T* out) -> int {
+    const void* in = b.send.data();
     switch (op) {
-      case Op::Allgather: return MPI_Allgather(b.send.data(), icount, mt, out, icount, mt, MPI_COMM_WORLD);
+      case Op::Allgather: return MPI_Allgather(in, icount, mt, out, icount, mt, MPI_COMM_WORLD);
       case Op::Bcast: return MPI_Bcast(out, icount, mt, root, MPI_COMM_WORLD);
-      case Op::Scatter: return MPI_Scatter(b.send.data(), icount, mt, out, icount, mt, root, MPI_COMM_WORLD);
-      case Op::Gather: return MPI_Gather(b.send.data(), icount, mt, out, icount, mt, root, MPI_COMM_WORLD);
-      case Op::Alltoall: return MPI_Alltoall(b.send.data(), icount, mt, out, icount, mt, MPI_COMM_WORLD);
+      case Op::Scatter: return MPI_Scatter(in, icount, mt, out, icount, mt, root, MPI_COMM_WORLD);
+      case Op::Gather: return MPI_Gather(in, icount, mt, out, icount, mt, root, MPI_COMM_WORLD);
+      case Op::Alltoall: return MPI_Alltoall(in, icount, mt, out, icount, mt, MPI_COMM_WORLD);
+      case Op::ReduceScatter:
+        return b.recvcounts.empty() ? MPI_Reduce_scatter_block(in, out, rs_block, mt, mop, MPI_COMM_WORLD)
+                                    : MPI_Reduce_scatter(in, out, b.recvcounts.data(), mt, mop, MPI_COMM_WORLD);
+      case Op::Allreduce: return MPI_Allreduce(in, out, icount, mt, mop, MPI_COMM_WORLD);
+      case Op::Reduce: return MPI_Reduce(in, out, icount, mt, mop, root, MPI_COMM_WORLD);
     }
     return MPI_ERR_OTHER;
   };
@@ -436,109 +669,146 @@ int run(const Opts& o, Op op, int algo, const std::vector<T>& field, Result* res
     if (r == 0) std::fprintf(stderr, "zcoll-bench coll: MPI %s failed (code %d)\n", o.op.c_str(), rc);
     return 1;
   }
-  if (algo == ZCOLL_ALGO_MPI) {
+  const T* result = b.ref.data();  // the output checked: zcoll's, or plain MPI's for --algo mpi
+  if (algo.algorithm == ZCOLL_ALGO_MPI) {
     res->time_s = res->time_mpi_s;
     res->times = res->times_mpi;
     res->eb_abs = eb_expected;
-    return 0;
-  }
-
-  zcoll_config cfg;
-  zcoll_config_init(&cfg);  // min_bytes stays at its default
-  cfg.codec.eb_mode = o.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
-  cfg.codec.eb = o.eb;
-  cfg.codec.threads = o.threads;
-  cfg.algorithm = algo;
-  zcoll_comm zc = nullptr;
-  rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
-  int worst = rc;
-  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (worst) {
-    if (rc) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_comm_create: %s\n", r, zcoll_strerror(rc));
-    if (zc) zcoll_comm_free(&zc);
-    return 1;
-  }
-  auto z_call = [&]() -> int {
-    T* out = b.got.data();
-    switch (op) {
-      case Op::Allgather: return zcoll_allgather(b.send.data(), icount, mt, out, icount, mt, zc);
-      case Op::Bcast: return zcoll_bcast(out, icount, mt, root, zc);
-      case Op::Scatter: return zcoll_scatter(b.send.data(), icount, mt, out, icount, mt, root, zc);
-      case Op::Gather: return zcoll_gather(b.send.data(), icount, mt, out, icount, mt, root, zc);
-      case Op::Alltoall: return zcoll_alltoall(b.send.data(), icount, mt, out, icount, mt, zc);
+  } else {
+    zcoll_config cfg;
+    zcoll_config_init(&cfg);  // min_bytes stays at its default
+    cfg.codec.eb_mode = o.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
+    cfg.codec.eb = o.eb;
+    cfg.codec.threads = o.threads;
+    cfg.algorithm = algo.algorithm;
+    cfg.reduction = algo.reduction;
+    zcoll_comm zc = nullptr;
+    rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+    int worst = rc;
+    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst) {
+      if (rc) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_comm_create: %s\n", r, zcoll_strerror(rc));
+      if (zc) zcoll_comm_free(&zc);
+      return 1;
     }
-    return ZCOLL_ERR_INTERNAL;
-  };
-  int zrc = 0;
-  // zcoll_* return zcoll codes; keep this rank's own code for the message.
-  int mine = 0;
-  res->time_s = measure(o.warmup, o.iters, [&] { return mine = z_call(); }, &zrc, &res->times);
-  if (zrc) {
-    if (mine) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", r, o.op.c_str(), zcoll_strerror(mine));
-    else if (r == 0) std::fprintf(stderr, "zcoll-bench coll: zcoll_%s failed on another rank\n", o.op.c_str());
+    auto z_call = [&]() -> int {
+      const void* in = b.send.data();
+      T* out = b.got.data();
+      switch (op) {
+        case Op::Allgather: return zcoll_allgather(in, icount, mt, out, icount, mt, zc);
+        case Op::Bcast: return zcoll_bcast(out, icount, mt, root, zc);
+        case Op::Scatter: return zcoll_scatter(in, icount, mt, out, icount, mt, root, zc);
+        case Op::Gather: return zcoll_gather(in, icount, mt, out, icount, mt, root, zc);
+        case Op::Alltoall: return zcoll_alltoall(in, icount, mt, out, icount, mt, zc);
+        case Op::ReduceScatter:
+          return b.recvcounts.empty() ? zcoll_reduce_scatter_block(in, out, rs_block, mt, mop, zc)
+                                      : zcoll_reduce_scatter(in, out, b.recvcounts.data(), mt, mop, zc);
+        case Op::Allreduce: return zcoll_allreduce(in, out, icount, mt, mop, zc);
+        case Op::Reduce: return zcoll_reduce(in, out, icount, mt, mop, root, zc);
+      }
+      return ZCOLL_ERR_INTERNAL;
+    };
+    int zrc = 0;
+    // zcoll_* return zcoll codes; keep this rank's own code for the message.
+    int mine = 0;
+    res->time_s = measure(o.warmup, o.iters, [&] { return mine = z_call(); }, &zrc, &res->times);
+    if (zrc) {
+      if (mine) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", r, o.op.c_str(), zcoll_strerror(mine));
+      else if (r == 0) std::fprintf(stderr, "zcoll-bench coll: zcoll_%s failed on another rank\n", o.op.c_str());
+      zcoll_comm_free(&zc);
+      return 1;
+    }
+    zcoll_stats st{};
+    zcoll_last_stats(zc, &st);
     zcoll_comm_free(&zc);
-    return 1;
+
+    // Stats of the last call. eb_abs and the algorithm: the root's (for bcast/scatter only the
+    // root resolves a REL bound; for the global ops every rank has the same).
+    double head[3] = {st.eb_abs, static_cast<double>(st.algorithm), static_cast<double>(st.compressed)};
+    MPI_Bcast(head, 3, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    res->eb_abs = head[0];
+    res->algo_ran = algo_name(static_cast<int>(head[1]));
+    res->compressed = static_cast<int>(head[2]);
+    double sums[2] = {st.compressed ? static_cast<double>(st.raw_bytes) : 0.0,
+                      static_cast<double>(st.wire_bytes)};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    res->raw_bytes = sums[0];
+    res->wire_bytes = sums[1];
+    res->ratio = res->compressed && sums[1] > 0 ? sums[0] / sums[1] : 1.0;
+    double tm[3] = {st.t_compress, st.t_comm, st.t_decompress};
+    MPI_Allreduce(MPI_IN_PLACE, tm, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    res->t_compress = tm[0];
+    res->t_comm = tm[1];
+    res->t_decompress = tm[2];
+    res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
+    result = b.got.data();
   }
-  zcoll_stats st{};
-  zcoll_last_stats(zc, &st);
-  zcoll_comm_free(&zc);
 
-  // Stats of the last call. eb_abs and the algorithm: the root's (for bcast/scatter only the
-  // root resolves a REL bound; for the global ops every rank has the same).
-  double head[3] = {st.eb_abs, static_cast<double>(st.algorithm), static_cast<double>(st.compressed)};
-  MPI_Bcast(head, 3, MPI_DOUBLE, root, MPI_COMM_WORLD);
-  res->eb_abs = head[0];
-  res->algo_ran = algo_name(static_cast<int>(head[1]));
-  res->compressed = static_cast<int>(head[2]);
-  double sums[2] = {st.compressed ? static_cast<double>(st.raw_bytes) : 0.0,
-                    static_cast<double>(st.wire_bytes)};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  res->raw_bytes = sums[0];
-  res->wire_bytes = sums[1];
-  res->ratio = res->compressed && sums[1] > 0 ? sums[0] / sums[1] : 1.0;
-  double tm[3] = {st.t_compress, st.t_comm, st.t_decompress};
-  MPI_Allreduce(MPI_IN_PLACE, tm, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  res->t_compress = tm[0];
-  res->t_comm = tm[1];
-  res->t_decompress = tm[2];
-  res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
-
-  // Errors against plain MPI's output, over all ranks.
-  Errors e = compare(b.ref.data() + b.cmp_off, b.got.data() + b.cmp_off, b.cmp_len);
-  double mx[4] = {e.max_abs, -e.lo, e.hi, 0}, sm[3] = {e.sumsq, e.n, e.bad_specials};
-  MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, sm, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  const double range = mx[2] + mx[1], rmse = sm[1] > 0 ? std::sqrt(sm[0] / sm[1]) : 0;
-  res->max_abs_err = mx[0];
-  res->bad_specials = sm[2];
-  res->max_err_over_eb = res->eb_abs > 0 ? mx[0] / res->eb_abs : (mx[0] > 0 ? INFINITY : 0);
-  res->nrmse = range > 0 ? rmse / range : 0;
-  res->psnr_db = rmse > 0 && range > 0 ? 20 * std::log10(range / rmse) : INFINITY;
+  // Errors over all ranks: against plain MPI's output, or for the reductions against the
+  // double-precision reduction of the inputs, for which plain MPI's own error is measured too
+  // (unless MPI's output is the result checked; the same on every rank: summarize is collective).
+  const double eb_unit = res->eb_abs > 0 ? res->eb_abs : eb_expected;
+  auto over_eb = [&](double x) { return eb_unit > 0 ? x / eb_unit : (x > 0 ? INFINITY : 0); };
+  ErrHist hist;
+  ErrorSummary s, s_mpi;
+  const bool red = is_reduction(op);
+  if (red) {
+    ReduceRef<T> ref{&field, {}, b.global_off, rop};
+    for (int q = 0; q < p; ++q) ref.shift.push_back(q * n0 / p);
+    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist), &hist);
+    s_mpi = algo.algorithm == ZCOLL_ALGO_MPI
+                ? s
+                : summarize(compare(ref, b.ref.data() + b.cmp_off, b.cmp_len, eb_unit, nullptr), nullptr);
+  } else {
+    const CopyRef<T> ref{b.ref.data() + b.cmp_off};
+    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist), &hist);
+  }
+  res->max_abs_err = s.max_abs;
+  res->mean_err = s.mean;
+  res->bad_specials = s.bad_specials;
+  res->max_err_over_eb = over_eb(s.max_abs);
+  res->err_p95_over_eb = s.p95_over_eb;
+  res->mpi_max_abs_err = s_mpi.max_abs;
+  res->nrmse = s.range > 0 ? s.rmse / s.range : 0;
+  res->psnr_db = s.rmse > 0 && s.range > 0 ? 20 * std::log10(s.range / s.rmse) : INFINITY;
+  const double units = red ? reduction_bound_units(op, rop, algo, p, res->compressed) : (res->compressed ? 1 : 0);
+  res->bound_abs = units * eb_unit + s.max_allow;
+  res->bound_over_eb = over_eb(res->bound_abs);
   return 0;
 }
 
 void print(const Result& r, bool json, const std::string& lib) {
   if (json) {
+    const std::string red =
+        r.is_reduction ? "\"reduce_op\":\"" + r.reduce_op + "\",\"reduction\":\"" + r.reduction + "\"," : "";
     std::printf(
-        "{\"op\":\"%s\",\"ranks\":%d,\"algo\":\"%s\",\"algo_ran\":\"%s\",\"compressed\":%d,\"dtype\":\"%s\","
+        "{\"op\":\"%s\",%s\"ranks\":%d,\"algo\":\"%s\",\"algo_ran\":\"%s\",\"compressed\":%d,\"dtype\":\"%s\","
         "\"bytes_per_rank\":%zu,\"eb_mode\":\"%s\",\"eb\":%s,\"eb_abs\":%s,\"eb_abs_expected\":%s,"
         "\"time_s\":%s,\"time_mpi_s\":%s,\"speedup_vs_mpi\":%s,\"ratio\":%s,\"raw_bytes\":%.0f,"
-        "\"wire_bytes\":%.0f,\"max_abs_err\":%s,\"max_err_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
+        "\"wire_bytes\":%.0f,\"max_abs_err\":%s,\"max_err_over_eb\":%s,\"err_p95_over_eb\":%s,\"mean_err\":%s,"
+        "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"root\":%d,\"input\":\"%s\",\"mpi_library\":\"%s\"}\n",
-        r.op.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(), r.bytes_per_rank,
-        r.eb_mode.c_str(), jnum(r.eb, "%.6g").c_str(), jnum(r.eb_abs).c_str(), jnum(r.eb_abs_expected).c_str(),
-        jnum(r.time_s, "%.6f").c_str(), jnum(r.time_mpi_s, "%.6f").c_str(), jnum(r.speedup, "%.4f").c_str(),
-        jnum(r.ratio, "%.4f").c_str(), r.raw_bytes, r.wire_bytes, jnum(r.max_abs_err).c_str(),
-        jnum(r.max_err_over_eb, "%.6f").c_str(), jnum(r.psnr_db, "%.3f").c_str(), jnum(r.nrmse, "%.6g").c_str(),
+        r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
+        r.bytes_per_rank, r.eb_mode.c_str(), jnum(r.eb, "%.6g").c_str(), jnum(r.eb_abs).c_str(),
+        jnum(r.eb_abs_expected).c_str(), jnum(r.time_s, "%.6f").c_str(), jnum(r.time_mpi_s, "%.6f").c_str(),
+        jnum(r.speedup, "%.4f").c_str(), jnum(r.ratio, "%.4f").c_str(), r.raw_bytes, r.wire_bytes,
+        jnum(r.max_abs_err).c_str(), jnum(r.max_err_over_eb, "%.6f").c_str(),
+        jnum(r.err_p95_over_eb, "%.6f").c_str(), jnum(r.mean_err, "%.6g").c_str(), jnum(r.mpi_max_abs_err).c_str(),
+        jnum(r.bound_over_eb, "%.6f").c_str(), jnum(r.psnr_db, "%.3f").c_str(), jnum(r.nrmse, "%.6g").c_str(),
         jnum(r.t_compress, "%.6f").c_str(), jnum(r.t_comm, "%.6f").c_str(), jnum(r.t_decompress, "%.6f").c_str(),
         r.iters, r.warmup, r.threads, r.root, json_escape(r.input).c_str(), json_escape(lib).c_str());
   } else {
+    const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
-                "max_err/eb %.4f, PSNR %.2f dB, NRMSE %.3g [compress %.4f comm %.4f decompress %.4f s]\n",
-                r.op.c_str(), r.algo.c_str(), r.algo_ran.c_str(), r.ranks, r.dtype.c_str(),
+                "max_err/eb %.4f (p95 %.4f, bound %.4f), PSNR %.2f dB, NRMSE %.3g "
+                "[compress %.4f comm %.4f decompress %.4f s]\n",
+                op.c_str(), r.algo.c_str(), r.algo_ran.c_str(), r.ranks, r.dtype.c_str(),
                 r.bytes_per_rank / 1048576.0, r.time_s, r.time_mpi_s, r.speedup, r.ratio, r.max_err_over_eb,
-                r.psnr_db, r.nrmse, r.t_compress, r.t_comm, r.t_decompress);
+                r.err_p95_over_eb, r.bound_over_eb, r.psnr_db, r.nrmse, r.t_compress, r.t_comm, r.t_decompress);
+    if (r.is_reduction)
+      std::printf("  mean_err %.3g, plain MPI's own max error %.3g (vs the inputs reduced in double)\n", r.mean_err,
+                  r.mpi_max_abs_err);
   }
 }
 
@@ -557,7 +827,7 @@ bool load_field(const std::string& path, std::vector<T>* field, std::string* err
 }
 
 template <class T>
-int run_typed(const Opts& o, Op op, int algo, Result* res) {
+int run_typed(const Opts& o, Op op, const Algo& algo, Result* res) {
   std::vector<T> field;
   std::string err;
   int ok = load_field(o.input, &field, &err) ? 1 : 0, all = 0;
@@ -588,7 +858,7 @@ int coll_main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   Opts o;
   Op op{};
-  int algo = 0;
+  Algo algo;
   try {
     o = parse(argc, argv);
     if (o.help) {
@@ -613,14 +883,18 @@ int coll_main(int argc, char** argv) {
   res.warmup = o.warmup;
   res.threads = o.threads;
   res.root = o.root;
+  res.is_reduction = is_reduction(op);
+  res.reduce_op = o.reduce_op;
+  res.reduction = reduction_name(algo);
   int rc = o.dtype == "f32" ? run_typed<float>(o, op, algo, &res) : run_typed<double>(o, op, algo, &res);
   if (rc) return finish(rc);
   const std::string lib = mpi_library();
   if (g_rank == 0) print(res, o.json, lib);
   bool fail = false;
   if (g_rank == 0) {
-    if (!(res.max_err_over_eb <= 1.0)) {
-      std::fprintf(stderr, "zcoll-bench coll: error beyond the bound: max_err_over_eb = %g\n", res.max_err_over_eb);
+    if (!(res.max_abs_err <= res.bound_abs)) {
+      std::fprintf(stderr, "zcoll-bench coll: error beyond the bound: max_err_over_eb = %g > bound_over_eb = %g\n",
+                   res.max_err_over_eb, res.bound_over_eb);
       fail = true;
     }
     if (res.bad_specials > 0) {

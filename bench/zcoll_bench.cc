@@ -4,8 +4,23 @@
 // Without --input it runs every field in data/ and ../shared/datasets at REL 1e-2..1e-5 and
 // prints a table. Throughput is uncompressed bytes per second, best of K runs; memcpy of a
 // buffer of the same size is measured in the same run as the yardstick.
+//   zcoll-bench homomorphic --input A --input B [--dtype f32|f64] [--eb-mode abs|rel] [--eb X]
+//                           [--threads N] [--iters K] [--json]
+// C = A + B on compressed data (no MPI). A and B (the first count elements of each, count the
+// shorter length) are compressed with the same absolute bound (REL: eb x the value range of A
+// and B together); then, median of K runs (default 5) after one warm-up, (a) homomorphic:
+// zcoll_combine(ZCOLL_OP_SUM) of the two streams, (b) decompress-add-compress (DOC): both
+// streams decompressed, added elementwise in the element type (OpenMP, same threads) and the
+// sum compressed with ABS eb_abs. Throughput = count x element size (one operand's raw bytes)
+// / seconds. max_err_over_eb = max |decompressed result - (A + B in double)| / eb_abs, also for
+// DOC (doc_max_err_over_eb). Exit status 1 if a zcoll call fails, an input is unusable, or an
+// error exceeds zcoll.h's bound: 2 eb_abs for the homomorphic sum, 3 eb_abs for DOC (each
+// operand's eb plus the recompression's), each plus the element type's rounding of the sum,
+// 2 u (|a| + |b|) (u = 2^-24 for f32, 2^-53 for f64; the largest over the elements); bound_over_eb
+// reports the homomorphic one. 2 for a usage error.
 //   mpiexec -n N zcoll-bench coll --op OP --input FILE ... (see coll_bench.cc): compressed
-// collectives against plain MPI on the same buffers; MPI is initialised only there.
+// collectives (reductions included) against plain MPI on the same buffers; MPI is initialised
+// only there.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <omp.h>
 #include <string>
 #include <vector>
 
@@ -26,8 +42,9 @@ namespace {
 
 struct Options {
   std::string input, dtype, eb_mode = "rel", codec = "fzl", dims;
+  std::vector<std::string> inputs;  // every --input, in order (homomorphic: A and B)
   double eb = 1e-4;
-  int threads = 1, repeat = 5;
+  int threads = 1, repeat = 5, iters = 5;
   size_t chunk = 0;
   bool json = false, eb_given = false;
 };
@@ -38,9 +55,16 @@ struct Options {
                "usage: zcoll-bench codec [--input FILE --dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
                "                         [--codec fzl] [--threads N] [--repeat K] [--chunk N]\n"
                "                         [--dims AxBxC|auto] [--json]\n"
-               "       mpiexec -n N zcoll-bench coll --op allgather|bcast|scatter|gather|alltoall --input FILE\n"
-               "                         [--dtype f32|f64] [--eb-mode abs|rel] [--eb X] [--algo mpi|zcoll|cprp2p|...]\n"
-               "                         [--bytes PER_RANK] [--iters K] [--warmup W] [--threads T] [--root R] [--json]\n"
+               "       zcoll-bench homomorphic --input A --input B [--dtype f32|f64] [--eb-mode abs|rel]\n"
+               "                         [--eb X] [--threads N] [--iters K] [--json]\n"
+               "                         (A + B: zcoll_combine against decompress-add-compress, median of K\n"
+               "                         (default 5) after a warm-up; REL: of the range of A and B; threads\n"
+               "                         default 1)\n"
+               "       mpiexec -n N zcoll-bench coll --op OP --input FILE [--dtype f32|f64] [--eb-mode abs|rel]\n"
+               "                         [--eb X] [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|...]\n"
+               "                         [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W]\n"
+               "                         [--threads T] [--root R] [--json]\n"
+               "                         OP: allgather|bcast|scatter|gather|alltoall|reduce_scatter|allreduce|reduce\n"
                "                         (zcoll-bench coll --help for details)\n",
                msg);
   std::exit(2);
@@ -50,15 +74,34 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// Seconds of each of k calls of f.
 template <class F>
-double best_of(int k, F&& f) {
-  double best = 1e30;
+std::vector<double> time_calls(int k, F&& f) {
+  std::vector<double> t;
   for (int i = 0; i < k; ++i) {
     const double t0 = now();
     f();
-    best = std::min(best, now() - t0);
+    t.push_back(now() - t0);
   }
-  return best;
+  return t;
+}
+
+template <class F>
+double best_of(int k, F&& f) {
+  const auto t = time_calls(k, f);
+  return *std::min_element(t.begin(), t.end());
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Median of k calls of f after one untimed warm-up call.
+template <class F>
+double median_of(int k, F&& f) {
+  f();
+  return median(time_calls(k, f));
 }
 
 std::vector<unsigned char> read_file(const std::string& path) {
@@ -320,10 +363,6 @@ int codec_table(Options o) {
     }
   }
   if (!o.json && !comp32.empty()) {
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    };
     std::printf("\nmedian over the f32 fields at REL 1e-4, %d thread(s), 1-D: compress %.2f GB/s, decompress %.2f GB/s\n",
                 o.threads, median(comp32), median(decomp32));
     std::printf("every element within eb: %s\n", all_within ? "yes" : "NO");
@@ -331,7 +370,8 @@ int codec_table(Options o) {
   return all_within ? 0 : 1;
 }
 
-int codec_main(int argc, char** argv) {
+// Options of the codec and homomorphic commands; each takes the ones its usage lists.
+Options parse_options(int argc, char** argv, bool homomorphic) {
   Options o;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -339,20 +379,26 @@ int codec_main(int argc, char** argv) {
       if (i + 1 >= argc) usage(("missing value for " + a).c_str());
       return argv[++i];
     };
-    if (a == "--input") o.input = val();
+    if (a == "--input") o.inputs.push_back(o.input = val());
     else if (a == "--dtype") o.dtype = val();
     else if (a == "--eb-mode") o.eb_mode = val();
     else if (a == "--eb") { o.eb = std::atof(val().c_str()); o.eb_given = true; }
-    else if (a == "--codec") o.codec = val();
     else if (a == "--threads") o.threads = std::atoi(val().c_str());
-    else if (a == "--repeat") o.repeat = std::max(1, std::atoi(val().c_str()));
-    else if (a == "--chunk") o.chunk = std::strtoull(val().c_str(), nullptr, 10);
-    else if (a == "--dims") o.dims = val();
     else if (a == "--json") o.json = true;
+    else if (homomorphic && a == "--iters") o.iters = std::atoi(val().c_str());
+    else if (!homomorphic && a == "--codec") o.codec = val();
+    else if (!homomorphic && a == "--repeat") o.repeat = std::max(1, std::atoi(val().c_str()));
+    else if (!homomorphic && a == "--chunk") o.chunk = std::strtoull(val().c_str(), nullptr, 10);
+    else if (!homomorphic && a == "--dims") o.dims = val();
     else usage(("unknown option " + a).c_str());
   }
-  if (o.codec != "fzl") usage("--codec: only fzl exists so far");
   if (o.eb_mode != "abs" && o.eb_mode != "rel") usage("--eb-mode must be abs or rel");
+  return o;
+}
+
+int codec_main(int argc, char** argv) {
+  Options o = parse_options(argc, argv, false);
+  if (o.codec != "fzl") usage("--codec: only fzl exists so far");
   if (o.input.empty()) return codec_table(o);
   if (o.dtype.empty()) o.dtype = fs::path(o.input).extension() == ".f64" ? "f64" : "f32";
   const Result r = run_one(o.input, o.dtype, o);
@@ -367,14 +413,194 @@ int codec_main(int argc, char** argv) {
   return r.max_err_over_eb <= 1.0 && r.exact_specials ? 0 : 1;
 }
 
+// ---------------------------------------------------------------- homomorphic
+
+// The values of a raw little-endian file; exits (status 1) if it holds no whole element.
+template <class T>
+std::vector<T> load_values(const std::string& file) {
+  const auto raw = read_file(file);
+  if (raw.size() < sizeof(T) || raw.size() % sizeof(T)) {
+    std::fprintf(stderr, "zcoll-bench: %s: size %zu is not a positive multiple of %zu bytes\n", file.c_str(),
+                 raw.size(), sizeof(T));
+    std::exit(1);
+  }
+  std::vector<T> v(raw.size() / sizeof(T));
+  std::memcpy(v.data(), raw.data(), raw.size());
+  return v;
+}
+
+void check(int rc, const char* what) {
+  if (rc == ZCOLL_SUCCESS) return;
+  std::fprintf(stderr, "zcoll-bench homomorphic: %s: %s\n", what, zcoll_strerror(rc));
+  std::exit(1);
+}
+
+// max |y - (a + b)| over the elements (a + b in double; a non-finite sum must be reproduced,
+// else the error is infinite), and the largest rounding allowance 2 u (|a| + |b|).
+template <class T>
+void sum_error(const T* a, const T* b, const T* y, size_t n, double* max_err, double* max_allow) {
+  const double u = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
+  double mx = 0, allow = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double ref = static_cast<double>(a[i]) + static_cast<double>(b[i]), got = y[i];
+    if (!std::isfinite(ref)) {
+      if (!(std::isnan(ref) ? std::isnan(got) : got == ref)) mx = INFINITY;
+      continue;
+    }
+    const double d = std::fabs(got - ref);
+    mx = std::isnan(d) ? INFINITY : std::max(mx, d);
+    allow = std::max(allow, 2 * u * (std::fabs(static_cast<double>(a[i])) + std::fabs(static_cast<double>(b[i]))));
+  }
+  *max_err = mx;
+  *max_allow = allow;
+}
+
+struct HomoResult {
+  std::string input_a, input_b, dtype, eb_mode;
+  size_t count = 0;
+  int threads = 1, iters = 0;
+  double eb = 0, eb_abs = 0, ratio_a = 0, ratio_b = 0, ratio_out = 0, ratio_doc = 0;
+  double homo_s = 0, doc_s = 0, homo_gbps = 0, doc_gbps = 0, speedup = 0;
+  double max_err_over_eb = 0, bound_over_eb = 0, doc_max_err_over_eb = 0, doc_bound_over_eb = 0;
+};
+
+template <class T>
+HomoResult run_homomorphic(const Options& o) {
+  const zcoll_dtype dt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
+  std::vector<T> a = load_values<T>(o.inputs[0]), b = load_values<T>(o.inputs[1]);
+  const size_t n = std::min(a.size(), b.size()), bytes = n * sizeof(T);
+  a.resize(n);
+  b.resize(n);
+
+  // One absolute bound for both operands (zcoll's REL rule, over A and B together).
+  double eb_abs = o.eb;
+  if (o.eb_mode == "rel") {
+    double lo = INFINITY, hi = -INFINITY, mag = 0;
+    for (const auto* v : {&a, &b})
+      for (const T x : *v)
+        if (std::isfinite(x)) {
+          lo = std::min<double>(lo, x);
+          hi = std::max<double>(hi, x);
+          mag = std::max<double>(mag, std::fabs(x));
+        }
+    eb_abs = hi > lo ? o.eb * (hi - lo) : mag > 0 ? o.eb * mag : o.eb;
+  }
+  zcoll_codec_params prm;
+  zcoll_codec_params_init(&prm);
+  prm.eb_mode = ZCOLL_EB_ABS;
+  prm.eb = eb_abs;
+  prm.threads = o.threads;
+  const size_t cap = zcoll_codec_bound(n, dt);
+  std::vector<unsigned char> ca(cap), cb(cap), homo(cap), doc(cap);
+  size_t sa = 0, sb = 0, sh = 0, sd = 0;
+  double eb_a = 0, eb_b = 0;
+  check(zcoll_compress(&prm, dt, a.data(), n, ca.data(), cap, &sa, &eb_a), "compress A");
+  check(zcoll_compress(&prm, dt, b.data(), n, cb.data(), cap, &sb, &eb_b), "compress B");
+  eb_abs = eb_a;  // the bound used (lowered only if huge); the same for both streams
+
+  // (a) homomorphic: the two streams combined as integers.
+  int rc = ZCOLL_SUCCESS;
+  const double th = median_of(o.iters, [&] {
+    rc = zcoll_combine(ZCOLL_OP_SUM, ca.data(), sa, cb.data(), sb, homo.data(), cap, &sh, o.threads);
+  });
+  check(rc, "zcoll_combine");
+
+  // (b) decompress-add-compress, the sum formed in the element type.
+  std::vector<T> xa(n), xb(n);
+  const int nt = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const double td = median_of(o.iters, [&] {
+    rc = zcoll_decompress(ca.data(), sa, dt, xa.data(), n, o.threads);
+    if (rc == ZCOLL_SUCCESS) rc = zcoll_decompress(cb.data(), sb, dt, xb.data(), n, o.threads);
+    if (rc != ZCOLL_SUCCESS) return;
+    T* x = xa.data();
+    const T* y = xb.data();
+    const ptrdiff_t m = static_cast<ptrdiff_t>(n);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (ptrdiff_t i = 0; i < m; ++i) x[i] += y[i];
+    rc = zcoll_compress(&prm, dt, x, n, doc.data(), cap, &sd, nullptr);
+  });
+  check(rc, "decompress-add-compress");
+
+  HomoResult r;
+  r.input_a = o.inputs[0];
+  r.input_b = o.inputs[1];
+  r.dtype = sizeof(T) == 4 ? "f32" : "f64";
+  r.eb_mode = o.eb_mode;
+  r.eb = o.eb;
+  r.eb_abs = eb_abs;
+  r.count = n;
+  r.threads = o.threads;
+  r.iters = o.iters;
+  r.ratio_a = static_cast<double>(bytes) / sa;
+  r.ratio_b = static_cast<double>(bytes) / sb;
+  r.ratio_out = static_cast<double>(bytes) / sh;
+  r.ratio_doc = static_cast<double>(bytes) / sd;
+  r.homo_s = th;
+  r.doc_s = td;
+  r.homo_gbps = bytes / th / 1e9;
+  r.doc_gbps = bytes / td / 1e9;
+  r.speedup = td / th;
+  double err = 0, allow = 0;
+  check(zcoll_decompress(homo.data(), sh, dt, xa.data(), n, o.threads), "decompress the homomorphic sum");
+  sum_error(a.data(), b.data(), xa.data(), n, &err, &allow);
+  r.max_err_over_eb = err / eb_abs;
+  r.bound_over_eb = 2 + allow / eb_abs;
+  check(zcoll_decompress(doc.data(), sd, dt, xa.data(), n, o.threads), "decompress the DOC sum");
+  sum_error(a.data(), b.data(), xa.data(), n, &err, &allow);
+  r.doc_max_err_over_eb = err / eb_abs;
+  r.doc_bound_over_eb = 3 + allow / eb_abs;
+  return r;
+}
+
+int homomorphic_main(int argc, char** argv) {
+  Options o = parse_options(argc, argv, true);
+  if (o.inputs.size() != 2) usage("homomorphic needs two --input files (A and B)");
+  if (!std::isfinite(o.eb) || !(o.eb > 0)) usage("--eb must be a positive number");
+  if (o.iters < 1) usage("--iters must be at least 1");
+  if (o.threads < 0) usage("--threads must be 0 (the OpenMP default) or more");
+  if (o.dtype.empty()) {
+    const auto ext = fs::path(o.inputs[0]).extension();
+    if (ext != ".f32" && ext != ".f64") usage("--dtype not given and A has no .f32/.f64 suffix");
+    o.dtype = ext == ".f64" ? "f64" : "f32";
+    if (fs::path(o.inputs[1]).extension() != ext) usage("A and B have different element types (.f32/.f64)");
+  }
+  if (o.dtype != "f32" && o.dtype != "f64") usage("--dtype must be f32 or f64");
+  const HomoResult r = o.dtype == "f32" ? run_homomorphic<float>(o) : run_homomorphic<double>(o);
+  if (o.json) {
+    std::printf(
+        "{\"input_a\":\"%s\",\"input_b\":\"%s\",\"dtype\":\"%s\",\"count\":%zu,\"eb_mode\":\"%s\",\"eb\":%.6g,"
+        "\"eb_abs\":%.9g,\"threads\":%d,\"iters\":%d,\"ratio_a\":%.4f,\"ratio_b\":%.4f,\"ratio_out\":%.4f,"
+        "\"ratio_doc\":%.4f,\"homo_s\":%.6g,\"doc_s\":%.6g,\"homo_gbps\":%.4f,\"doc_gbps\":%.4f,"
+        "\"speedup_vs_doc\":%.4f,\"max_err_over_eb\":%.6f,\"bound_over_eb\":%.6f,\"doc_max_err_over_eb\":%.6f}\n",
+        fs::path(r.input_a).filename().c_str(), fs::path(r.input_b).filename().c_str(), r.dtype.c_str(), r.count,
+        r.eb_mode.c_str(), r.eb, r.eb_abs, r.threads, r.iters, r.ratio_a, r.ratio_b, r.ratio_out, r.ratio_doc,
+        r.homo_s, r.doc_s, r.homo_gbps, r.doc_gbps, r.speedup, r.max_err_over_eb, r.bound_over_eb,
+        r.doc_max_err_over_eb);
+  } else {
+    std::printf("zcoll-bench homomorphic: C = A + B on compressed streams, %s, %zu elements, eb_abs %.6g (%s %.3g),\n"
+                "%d thread(s), median of %d after a warm-up; GB/s = one operand's raw bytes per second\n"
+                "  A %s (ratio %.2f), B %s (ratio %.2f)\n\n",
+                r.dtype.c_str(), r.count, r.eb_abs, r.eb_mode.c_str(), r.eb, r.threads, r.iters,
+                fs::path(r.input_a).filename().c_str(), r.ratio_a, fs::path(r.input_b).filename().c_str(), r.ratio_b);
+    std::printf("%-28s %10s %8s %8s %11s %9s\n", "method", "seconds", "GB/s", "ratio", "max_err/eb", "bound/eb");
+    std::printf("%-28s %10.6f %8.3f %8.2f %11.4f %9.4f\n", "homomorphic (zcoll_combine)", r.homo_s, r.homo_gbps,
+                r.ratio_out, r.max_err_over_eb, r.bound_over_eb);
+    std::printf("%-28s %10.6f %8.3f %8.2f %11.4f %9.4f\n", "decompress-add-compress", r.doc_s, r.doc_gbps,
+                r.ratio_doc, r.doc_max_err_over_eb, r.doc_bound_over_eb);
+    std::printf("\nspeedup of homomorphic over decompress-add-compress: %.2fx\n", r.speedup);
+  }
+  return r.max_err_over_eb <= r.bound_over_eb && r.doc_max_err_over_eb <= r.doc_bound_over_eb ? 0 : 1;
+}
+
 }  // namespace
 
 int coll_main(int argc, char** argv);  // coll_bench.cc
 
 int main(int argc, char** argv) {
-  if (argc < 2) usage("missing command (codec or coll)");
+  if (argc < 2) usage("missing command (codec, homomorphic or coll)");
   const std::string cmd = argv[1];
   if (cmd == "codec") return codec_main(argc - 2, argv + 2);
+  if (cmd == "homomorphic") return homomorphic_main(argc - 2, argv + 2);
   if (cmd == "coll") return coll_main(argc - 2, argv + 2);
   usage(("unknown command " + cmd).c_str());
 }

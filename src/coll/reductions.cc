@@ -95,16 +95,20 @@ size_t Reduction::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
   if (err) return 0;
   const double t = now();
   const size_t n = piece_count[i];
-  if (out && values.size() < n * es) values.resize(n * es);
-  void* acc = out ? static_cast<void*>(values.data()) : dst;
+  // Always through the scratch: with MPI_IN_PLACE, dst can be this very input piece.
+  if (values.size() < n * es) values.resize(n * es);
+  void* acc = values.data();
   int rc = fzl::decompress(partial, len, dtype, acc, n, params.threads);
+  const double t_dec = now() - t;
+  t_decomp += t_dec;
   if (!rc) {
     if (dtype == ZCOLL_FLOAT32) apply(op, static_cast<float*>(acc), input(i), n);
     else apply(op, static_cast<double*>(acc), input(i), n);
   }
   size_t olen = 0;
   if (!rc && out) rc = fzl::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
-  t_codec += now() - t;
+  if (!rc && !out) std::memcpy(dst, acc, n * es);
+  t_codec += now() - t - t_dec;
   if (rc) fail(rc);
   return rc ? 0 : (out ? olen : 1);
 }

@@ -1,0 +1,958 @@
+// MPI tests of zcoll's compressed reductions (the contract is the reductions block and
+// "homomorphic combination" in include/zcoll.h): zcoll_allreduce, zcoll_reduce,
+// zcoll_reduce_scatter_block and zcoll_reduce_scatter.
+//
+//   zcoll_mpi_reduce_tests [section ...]      (no section: all of them)
+//
+// Sections: bound identical agree edge overflow special passthrough result_bound errors
+// (each described where it is defined). Every rank regenerates every rank's input (slices
+// of the shipped real fields, chosen by owner rank and a per-call salt) and checks every
+// element it received against a reference computed in long double from all inputs:
+//   |result - reference| <= k x eps (+ rounding for SUM), with eps the per-input bound
+//   (zcoll_last_stats().eb_abs, itself checked against ABS / REL x global range), k from
+//   the header's table (homomorphic SUM p; homomorphic MIN/MAX 1 with no slack at all;
+//   DOC reduce_scatter p-1, DOC allreduce/reduce p; CPRP2P allreduce 2p-2),
+//   rounding = p u sum|x_i| + u |reference| (u: unit roundoff of the element type).
+// NaN/Inf results follow IEEE. Every plain-MPI path must be bit-identical to the same MPI
+// call. Receive buffers carry guard elements that must come back untouched. Allreduce
+// results, eb_abs and stats.compressed must agree across ranks (checked in batches).
+// A failing check prints "[rank r/p] FAIL file:line [case] ..."; every rank reaches
+// MPI_Finalize and the exit code is non-zero if any rank failed.
+#include <zcoll.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#ifndef ZCOLL_TEST_DATA_DIR
+#error "ZCOLL_TEST_DATA_DIR must be defined"
+#endif
+
+namespace {
+
+// ------------------------------------------------------------------ reporting
+
+int g_rank = 0, g_size = 1;
+long g_failures = 0, g_checks = 0;
+std::vector<std::string> g_ctx;
+
+std::string ctx() {
+  std::string s;
+  for (const std::string& c : g_ctx) s += (s.empty() ? "" : " | ") + c;
+  return s;
+}
+
+struct Ctx {
+  explicit Ctx(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    g_ctx.emplace_back(buf);
+  }
+  ~Ctx() { g_ctx.pop_back(); }
+  Ctx(const Ctx&) = delete;
+  Ctx& operator=(const Ctx&) = delete;
+};
+
+void fail_at(const char* file, int line, const char* cond, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+void fail_at(const char* file, int line, const char* cond, const char* fmt, ...) {
+  ++g_failures;
+  if (g_failures > 60) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "[rank %d/%d] FAIL %s:%d [%s] (%s) %s\n", g_rank, g_size, file, line, ctx().c_str(), cond, msg);
+  std::fflush(stderr);
+}
+
+#define EXPECT(cond, ...)                                         \
+  do {                                                            \
+    ++g_checks;                                                   \
+    if (!(cond)) fail_at(__FILE__, __LINE__, #cond, __VA_ARGS__); \
+  } while (0)
+
+#define EXPECT_RC(rc, want)                                                                     \
+  do {                                                                                          \
+    const int rc_ = (rc), want_ = (want);                                                       \
+    EXPECT(rc_ == want_, "returned %d (%s), expected %d (%s)", rc_, zcoll_strerror(rc_), want_, \
+           zcoll_strerror(want_));                                                              \
+  } while (0)
+
+// ------------------------------------------------------------------ element types
+
+template <class T>  // float, double, int32_t (MPI_INT)
+struct Ty {
+  static constexpr bool fp = std::is_floating_point_v<T>, f32 = std::is_same_v<T, float>;
+  static constexpr double u = f32 ? 0x1p-24 : fp ? 0x1p-53 : 0;  // unit roundoff
+  static MPI_Datatype mpi() { return f32 ? MPI_FLOAT : fp ? MPI_DOUBLE : MPI_INT; }
+  static const char* name() { return f32 ? "f32" : fp ? "f64" : "MPI_INT"; }
+};
+
+template <class T>
+void set_sentinel(T* p, size_t n) {
+  std::memset(static_cast<void*>(p), 0xA5, n * sizeof(T));  // 0xa5a5a5a5: a float/double no path produces here
+}
+
+template <class T>
+std::string show(T x) {
+  char b[96];
+  if constexpr (Ty<T>::fp) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &x, sizeof x);
+    std::snprintf(b, sizeof b, "%.17g (0x%llx)", static_cast<double>(x), static_cast<unsigned long long>(bits));
+  } else {
+    std::snprintf(b, sizeof b, "%d", static_cast<int>(x));
+  }
+  return b;
+}
+
+// ------------------------------------------------------------------ fields and inputs
+
+std::vector<std::vector<float>> g_f32;
+
+void load_fields() {
+  for (const char* n : {"cesm_TS_10x192x288.f32", "echam5_T_17x96x192.f32", "turb_wmag_91x91x91.f32"}) {
+    const std::string path = std::string(ZCOLL_TEST_DATA_DIR) + "/" + n;
+    std::vector<float> v;
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+      std::fseek(f, 0, SEEK_END);
+      v.resize(static_cast<size_t>(std::ftell(f)) / sizeof(float));
+      std::fseek(f, 0, SEEK_SET);
+      v.resize(std::fread(v.data(), sizeof(float), v.size(), f));
+      std::fclose(f);
+    }
+    EXPECT(!v.empty(), "cannot read %s", path.c_str());
+    if (v.empty()) v.assign(1000, 1.0f);
+    g_f32.push_back(std::move(v));
+  }
+}
+
+enum class Spec {
+  kNone,
+  kSpecial,  // NaN (several payloads, a signalling one), +-Inf sprinkled in, and fixed patterns
+  kOverflow  // |x / (2 eb)| near and above the quantizer's 2^30 integer limit (eb = Data::ob)
+};
+
+struct Data {
+  int fid = 0;
+  Spec spec = Spec::kNone;
+  double ob = 0;      // kOverflow: the ABS bound the values are scaled to
+  double scale = 1;   // applied to the field values (a power of two: exact)
+};
+
+uint64_t g_salt = 1;
+uint64_t next_salt() { return g_salt++; }  // the same sequence on every rank
+
+// NaN, a NaN payload, a negative NaN, a signalling NaN, +Inf, -Inf.
+template <class T>
+T special_value(unsigned k) {
+  static const uint32_t b32[] = {0x7fc00000u, 0x7fc12345u, 0xffc00001u, 0x7f800001u, 0x7f800000u, 0xff800000u};
+  static const uint64_t b64[] = {0x7ff8000000000000ull, 0x7ff8000000012345ull, 0xfff8000000000001ull,
+                                 0x7ff0000000000001ull, 0x7ff0000000000000ull, 0xfff0000000000000ull};
+  T v;
+  std::memcpy(&v, sizeof(T) == 4 ? static_cast<const void*>(&b32[k % 6]) : &b64[k % 6], sizeof(T));
+  return v;
+}
+
+// Element i of what `owner` contributes to the call with this salt: a slice of a field.
+// Doubles are the float values plus a smooth term, so that they are not float values.
+template <class T>
+void gen(T* out, const Data& d, int owner, uint64_t salt, size_t n) {
+  const std::vector<float>& f = g_f32[static_cast<size_t>(d.fid) % g_f32.size()];
+  const size_t len = f.size();
+  const size_t start = static_cast<size_t>((static_cast<uint64_t>(owner) * (len / 7 + 1009) + salt * 104729u) % len);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t k = (start + i) % len;
+    if constexpr (std::is_same_v<T, int32_t>) {
+      uint32_t b;
+      std::memcpy(&b, &f[k], 4);
+      out[i] = static_cast<int32_t>((b >> 3) % 7) - 3;  // -3..3, zeros included
+    } else if (d.spec == Spec::kOverflow) {
+      // L = 2^30 x 2 eb: the quantizer's integer limit. Classes: 0/1 the same sign on every
+      // rank (sums of two leave the integer range), 2 the sign varies by rank, 3 just above L.
+      const double L = 0x1p30 * 2 * d.ob, frac = 0.5 + 0.5 * std::sin(0.001 * static_cast<double>(k) + 0.7 * owner);
+      const double m = (i % 4 == 3 ? 1.0 + 0.05 * frac : 0.9 + 0.09 * frac) * L;
+      const double s = i % 4 == 0 ? 1 : i % 4 == 1 ? -1 : i % 4 == 2 ? ((owner + i) % 2 ? -1 : 1) : (i % 8 < 4 ? 1 : -1);
+      out[i] = static_cast<T>(s * m);
+    } else {
+      double v = static_cast<double>(f[k]);
+      if (std::is_same_v<T, double>) v += 0.25 * std::sin(0.0123 * static_cast<double>(k));
+      out[i] = static_cast<T>(v * d.scale);
+      if (d.spec == Spec::kSpecial) {
+        const uint64_t h = (i * 2654435761u + static_cast<uint64_t>(owner) * 40503u + salt * 977u) % 151;
+        if (h < 5) out[i] = special_value<T>(h == 4 ? 5 : static_cast<unsigned>(h));  // NaNs, or -Inf
+        if (h == 5) out[i] = special_value<T>(4);                                         // +Inf
+        const size_t m = i % 97;
+        if (m == 5) out[i] = special_value<T>(4);                                  // +Inf everywhere
+        if (m == 11) out[i] = special_value<T>(5);                                 // -Inf everywhere
+        if (m == 23 && owner < 2) out[i] = special_value<T>(owner == 0 ? 4 : 5);  // +Inf + -Inf = NaN
+        if (m == 31 && owner == 0) out[i] = special_value<T>(1);                   // one NaN
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------ configurations
+
+struct Cfg {
+  int algo = ZCOLL_ALGO_AUTO;
+  int red = ZCOLL_REDUCTION_AUTO;
+  int target = ZCOLL_BOUND_INPUT;
+  int mode = ZCOLL_EB_ABS;
+  double eb = 1e-2;
+  size_t min_bytes = 1024;
+  size_t chunk = 0;
+};
+
+const char* algo_name(int a) {
+  static const char* n[] = {"AUTO", "MPI", "CPRP2P", "RING", "BRUCK", "BINOMIAL", "SCATTER_ALLGATHER", "PAIRWISE", "RD"};
+  return a >= 0 && a <= ZCOLL_ALGO_RECURSIVE_DOUBLING ? n[a] : "?";
+}
+
+std::string cfg_str(const Cfg& c) {
+  char b[200];
+  std::snprintf(b, sizeof b, "algo=%s red=%s target=%s %s eb=%g min_bytes=%zu chunk=%zu", algo_name(c.algo),
+                c.red == ZCOLL_REDUCTION_DOC ? "DOC" : c.red == ZCOLL_REDUCTION_HOMOMORPHIC ? "HOMO" : "AUTO",
+                c.target == ZCOLL_BOUND_RESULT ? "RESULT" : "INPUT", c.mode == ZCOLL_EB_REL ? "REL" : "ABS", c.eb,
+                c.min_bytes, c.chunk);
+  return b;
+}
+
+zcoll_comm make_comm(const Cfg& c) {
+  zcoll_config cfg;
+  zcoll_config_init(&cfg);
+  EXPECT(cfg.reduction == ZCOLL_REDUCTION_AUTO && cfg.bound_target == ZCOLL_BOUND_INPUT,
+         "zcoll_config_init defaults: reduction %d bound_target %d", cfg.reduction, cfg.bound_target);
+  cfg.codec.eb_mode = c.mode;
+  cfg.codec.eb = c.eb;
+  cfg.codec.chunk_len = c.chunk;
+  cfg.codec.threads = 1;
+  cfg.min_bytes = c.min_bytes;
+  cfg.algorithm = c.algo;
+  cfg.reduction = c.red;
+  cfg.bound_target = c.target;
+  zcoll_comm zc = nullptr;
+  const int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+  EXPECT(rc == ZCOLL_SUCCESS && zc, "zcoll_comm_create(%s) returned %d (%s)", cfg_str(c).c_str(), rc,
+         zcoll_strerror(rc));
+  return rc == ZCOLL_SUCCESS ? zc : nullptr;
+}
+
+void free_comm(zcoll_comm& zc) {
+  if (!zc) return;
+  EXPECT_RC(zcoll_comm_free(&zc), ZCOLL_SUCCESS);
+  EXPECT(zc == nullptr, "zcoll_comm_free left the handle set");
+}
+
+// ------------------------------------------------------------------ cross-rank agreement
+
+// Values every rank must agree on (allreduce result hashes, eb_abs, stats.compressed),
+// compared in one MPI_Allgather per section: every rank pushes the same number.
+struct Agree {
+  std::vector<uint64_t> v;
+  std::vector<std::string> what;
+} g_agree;
+
+void agree_push(uint64_t x, const char* what) {
+  g_agree.v.push_back(x);
+  g_agree.what.push_back(ctx() + " | " + what);
+}
+
+void agree_flush() {
+  const int p = g_size;
+  long n = static_cast<long>(g_agree.v.size());
+  std::vector<long> ns(static_cast<size_t>(p));
+  MPI_Allgather(&n, 1, MPI_LONG, ns.data(), 1, MPI_LONG, MPI_COMM_WORLD);
+  bool same = true;
+  for (long m : ns) same = same && m == n;
+  EXPECT(same, "ranks pushed different numbers of agreement values (this rank %ld)", n);
+  if (same && n > 0) {
+    std::vector<uint64_t> all(static_cast<size_t>(n) * static_cast<size_t>(p));
+    MPI_Allgather(g_agree.v.data(), static_cast<int>(n), MPI_UINT64_T, all.data(), static_cast<int>(n), MPI_UINT64_T,
+                  MPI_COMM_WORLD);
+    for (long i = 0; i < n; ++i)
+      for (int s = 0; s < p; ++s) {
+        const uint64_t o = all[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(i)];
+        EXPECT(o == g_agree.v[static_cast<size_t>(i)], "[%s] rank %d has 0x%llx, this rank 0x%llx",
+               g_agree.what[static_cast<size_t>(i)].c_str(), s, static_cast<unsigned long long>(o),
+               static_cast<unsigned long long>(g_agree.v[static_cast<size_t>(i)]));
+      }
+  }
+  g_agree = Agree{};
+}
+
+uint64_t fnv(const void* p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+  return h;
+}
+
+// ------------------------------------------------------------------ one reduction call
+
+enum Coll { kAllreduce, kReduce, kRsb, kRs };
+const char* coll_name(Coll c) {
+  static const char* n[] = {"allreduce", "reduce", "reduce_scatter_block", "reduce_scatter"};
+  return n[c];
+}
+
+MPI_Op g_absmax = MPI_OP_NULL;  // a user-defined op
+const char* op_name(MPI_Op op) {
+  if (op == MPI_SUM) return "SUM";
+  if (op == MPI_MIN) return "MIN";
+  if (op == MPI_MAX) return "MAX";
+  if (op == MPI_PROD) return "PROD";
+  if (op == MPI_LAND) return "LAND";
+  return "user op";
+}
+bool supported(MPI_Op op) { return op == MPI_SUM || op == MPI_MIN || op == MPI_MAX; }
+
+struct Call {
+  Coll coll = kAllreduce;
+  MPI_Op op = MPI_SUM;
+  size_t count = 0;  // allreduce/reduce: count; reduce_scatter_block: recvcount; reduce_scatter: base count
+  int pattern = 0;   // reduce_scatter recvcounts
+  int root = 0;
+  bool in_place = false;
+  bool null_recv = false;  // reduce: NULL recvbuf on the non-roots
+  uint64_t salt = 0;       // 0: a new one
+  Data data;
+};
+
+std::vector<int> rs_counts(size_t base, int pattern, int p) {
+  std::vector<int> c(static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    size_t n = base;
+    if (pattern == 0) n = i % 3 == 1 ? 0 : base + static_cast<size_t>(i) * 733 % (base / 2 + 1);
+    if (pattern == 1) n = i == p - 1 ? base : 0;  // one rank gets everything
+    if (pattern == 2) n = i == 0 && p > 1 ? 0 : base + static_cast<size_t>(i);
+    c[static_cast<size_t>(i)] = static_cast<int>(n);
+  }
+  return c;
+}
+
+template <class T>
+struct Out {
+  std::vector<T> got;                   // this rank's result block
+  std::vector<long double> ref, asum;   // reference and sum of |inputs| per element
+  double eps = 0, allowed = 0;          // per-input bound; allowed error (before rounding terms)
+  bool comp = false;
+};
+
+constexpr size_t kGuard = 13;
+
+// The bound multiplier from the header's table (homo: homomorphic path).
+double multiplier(Coll coll, const Cfg& c, MPI_Op op, int p) {
+  if (c.algo == ZCOLL_ALGO_CPRP2P) return coll == kAllreduce ? 2 * p - 2 : coll == kReduce ? p : p - 1;
+  if (c.red == ZCOLL_REDUCTION_DOC) return coll == kRsb || coll == kRs ? p - 1 : p;
+  return op == MPI_SUM ? p : 1;
+}
+
+// The call through zcoll, or straight to MPI (on MPI_COMM_WORLD) with zc == nullptr.
+int call(const Call& k, const void* sb, void* rb, const std::vector<int>& counts, MPI_Datatype t, zcoll_comm zc) {
+  const int n = static_cast<int>(k.count);
+  const MPI_Comm w = MPI_COMM_WORLD;
+  switch (k.coll) {
+    case kAllreduce: return zc ? zcoll_allreduce(sb, rb, n, t, k.op, zc) : MPI_Allreduce(sb, rb, n, t, k.op, w);
+    case kReduce: return zc ? zcoll_reduce(sb, rb, n, t, k.op, k.root, zc) : MPI_Reduce(sb, rb, n, t, k.op, k.root, w);
+    case kRsb:
+      return zc ? zcoll_reduce_scatter_block(sb, rb, n, t, k.op, zc) : MPI_Reduce_scatter_block(sb, rb, n, t, k.op, w);
+    default:
+      return zc ? zcoll_reduce_scatter(sb, rb, counts.data(), t, k.op, zc)
+                : MPI_Reduce_scatter(sb, rb, counts.data(), t, k.op, w);
+  }
+}
+
+// Runs one reduction with zcoll and checks it completely (see the top of the file).
+template <class T>
+Out<T> run(zcoll_comm zc, const Cfg& c, const Call& k) {
+  const int p = g_size, r = g_rank;
+  Ctx cx("%s %s %s count=%zu%s%s root=%d", coll_name(k.coll), Ty<T>::name(), op_name(k.op), k.count,
+         k.in_place ? " IN_PLACE" : "", k.null_recv ? " NULL non-root recvbuf" : "", k.root);
+  std::vector<int> counts(static_cast<size_t>(p), static_cast<int>(k.count));
+  if (k.coll == kRs) counts = rs_counts(k.count, k.pattern, p);
+  size_t total = k.count, my_off = 0, my_n = k.count;
+  if (k.coll == kRsb) total = k.count * static_cast<size_t>(p);
+  if (k.coll == kRs) {
+    total = 0;
+    for (int i = 0; i < p; ++i) total += static_cast<size_t>(counts[static_cast<size_t>(i)]);
+  }
+  if (k.coll == kRsb || k.coll == kRs) {
+    my_off = 0;
+    for (int i = 0; i < r; ++i) my_off += static_cast<size_t>(counts[static_cast<size_t>(i)]);
+    my_n = static_cast<size_t>(counts[static_cast<size_t>(r)]);
+  }
+  const bool root = k.coll != kReduce || r == k.root;
+  if (!root) my_n = 0;
+  const bool in_place = k.in_place && root;
+  const uint64_t salt = k.salt ? k.salt : next_salt();
+  std::vector<std::vector<T>> in(static_cast<size_t>(p), std::vector<T>(std::max<size_t>(total, 1)));
+  for (int s = 0; s < p; ++s) gen(in[static_cast<size_t>(s)].data(), k.data, s, salt, total);
+  std::vector<T> send = in[static_cast<size_t>(r)];
+  const size_t rlen = in_place ? total : root ? my_n : k.null_recv ? 0 : total;
+  std::vector<T> recv(rlen + 2 * kGuard);
+  set_sentinel(recv.data(), recv.size());
+  T* rb = recv.data() + kGuard;
+  if (in_place) std::memcpy(static_cast<void*>(rb), send.data(), total * sizeof(T));
+  const void* sb = in_place ? MPI_IN_PLACE : send.data();
+  void* rbp = !root && k.null_recv ? nullptr : rb;
+  const MPI_Datatype t = Ty<T>::mpi();
+  if (std::getenv("ZCOLL_TEST_TRACE")) std::fprintf(stderr, "[rank %d/%d] %s\n", r, p, ctx().c_str());
+  EXPECT_RC(call(k, sb, rbp, counts, t, zc), ZCOLL_SUCCESS);
+  zcoll_stats st;
+  std::memset(&st, 0xff, sizeof st);
+  EXPECT_RC(zcoll_last_stats(zc, &st), ZCOLL_SUCCESS);
+
+  Out<T> o;
+  o.got.assign(rb, rb + my_n);
+  // Whether the compressed path must run ("message" = this rank's input, total elements).
+  const size_t bytes = total * sizeof(T);
+  o.comp = p > 1 && Ty<T>::fp && supported(k.op) && c.algo != ZCOLL_ALGO_MPI && bytes >= c.min_bytes;
+  if (total > 0) {
+    EXPECT(st.compressed == (o.comp ? 1 : 0), "stats.compressed %d, expected %d (%zu bytes per rank, min_bytes %zu)",
+           st.compressed, o.comp ? 1 : 0, bytes, c.min_bytes);
+    agree_push(static_cast<uint64_t>(st.compressed), "stats.compressed");
+    uint64_t ebits;
+    std::memcpy(&ebits, &st.eb_abs, 8);
+    agree_push(ebits, "stats.eb_abs");
+  }
+  if (k.coll == kAllreduce) agree_push(fnv(rb, my_n * sizeof(T)), "allreduce result bytes");
+  // Guards, the non-roots' untouched recvbuf, an unchanged sendbuf.
+  {
+    size_t bad = 0;
+    const size_t keep_from = root ? kGuard + (in_place ? total : my_n) : 0;
+    std::vector<T> sent(recv.size());
+    set_sentinel(sent.data(), sent.size());
+    for (size_t i = 0; i < recv.size(); ++i)
+      if ((i < kGuard || i >= keep_from) && std::memcmp(&recv[i], &sent[i], sizeof(T)) != 0) ++bad;
+    EXPECT(bad == 0, "%zu guard (or non-root recvbuf) elements overwritten", bad);
+    if (!in_place)
+      EXPECT(total == 0 || std::memcmp(send.data(), in[static_cast<size_t>(r)].data(), total * sizeof(T)) == 0,
+             "sendbuf was modified");
+  }
+  if (!o.comp) {
+    if (total > 0) {
+      EXPECT(st.eb_abs == 0.0 && st.algorithm == ZCOLL_ALGO_MPI, "plain path reports eb_abs %g, algorithm %d (%s)",
+             st.eb_abs, st.algorithm, algo_name(st.algorithm));
+    }
+    // Bit-identical to the same MPI call on the same input.
+    std::vector<T> mrecv(std::max<size_t>(rlen, 1));
+    if (in_place) std::memcpy(static_cast<void*>(mrecv.data()), send.data(), total * sizeof(T));
+    void* mrb = !root && k.null_recv ? nullptr : mrecv.data();
+    EXPECT(call(k, in_place ? MPI_IN_PLACE : send.data(), mrb, counts, t, nullptr) == MPI_SUCCESS, "MPI call failed");
+    EXPECT(my_n == 0 || std::memcmp(mrecv.data(), rb, my_n * sizeof(T)) == 0,
+           "plain path result differs from the MPI call's (first differing element shown below)");
+    for (size_t i = 0; i < my_n; ++i)
+      if (std::memcmp(&mrecv[i], &rb[i], sizeof(T)) != 0) {
+        if (g_failures < 60)
+          std::fprintf(stderr, "[rank %d/%d]   element %zu: zcoll %s, MPI %s\n", r, p, i, show(rb[i]).c_str(),
+                       show(mrecv[i]).c_str());
+        break;
+      }
+    return o;
+  }
+  if constexpr (Ty<T>::fp) {
+    // The per-input bound the header promises.
+    double lo = INFINITY, hi = -INFINITY;
+    for (int s = 0; s < p; ++s)
+      for (size_t i = 0; i < total; ++i) {
+        const double x = static_cast<double>(in[static_cast<size_t>(s)][i]);
+        if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+      }
+    double base = c.eb;
+    if (c.mode == ZCOLL_EB_REL) {
+      double range = hi - lo;
+      if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
+      base = range > 0 ? c.eb * range : c.eb;
+    }
+    const bool homo = c.red != ZCOLL_REDUCTION_DOC && c.algo != ZCOLL_ALGO_CPRP2P;
+    const bool homo_minmax = homo && k.op != MPI_SUM;
+    const bool result = c.target == ZCOLL_BOUND_RESULT;
+    // ZCOLL_BOUND_RESULT divides eb by the path's worst-case factor (zcoll.h).
+    o.eps = result ? base / multiplier(k.coll, c, k.op, p) : base;
+    EXPECT(st.eb_abs > 0, "stats.eb_abs %.17g", st.eb_abs);
+    if (c.mode == ZCOLL_EB_ABS && !result)
+      EXPECT(st.eb_abs == c.eb, "stats.eb_abs %.17g, configured ABS %.17g", st.eb_abs, c.eb);
+    else
+      EXPECT(std::fabs(st.eb_abs - o.eps) <= 1e-12 * o.eps,
+             "stats.eb_abs %.17g, expected %.17g (eb %g, global finite range [%.17g, %.17g], %s, p=%d)", st.eb_abs,
+             o.eps, c.eb, lo, hi, result ? "bound_target RESULT" : "bound_target INPUT", p);
+    // The algorithm that ran.
+    if (c.algo == ZCOLL_ALGO_CPRP2P) {
+      EXPECT(st.algorithm == ZCOLL_ALGO_CPRP2P, "ran %d (%s), configured CPRP2P", st.algorithm,
+             algo_name(st.algorithm));
+    } else if (k.coll == kAllreduce) {
+      int want = ZCOLL_ALGO_RING;
+      if (homo && (c.algo == ZCOLL_ALGO_RECURSIVE_DOUBLING ||
+                   (c.algo != ZCOLL_ALGO_RING && p >= 4 && bytes < (size_t{512} << 10))))
+        want = ZCOLL_ALGO_RECURSIVE_DOUBLING;
+      EXPECT(st.algorithm == want, "allreduce ran %d (%s), expected %s", st.algorithm, algo_name(st.algorithm),
+             algo_name(want));
+    } else {
+      EXPECT(st.algorithm == ZCOLL_ALGO_RING, "%s ran %d (%s), expected the ring", coll_name(k.coll), st.algorithm,
+             algo_name(st.algorithm));
+    }
+    // Reference and element checks.
+    o.allowed = result ? base : multiplier(k.coll, c, k.op, p) * o.eps;
+    const double slack = homo_minmax ? 1.0 : 1.0 + 1e-12;  // homomorphic MIN/MAX: none at all
+    o.ref.resize(my_n);
+    o.asum.resize(my_n);
+    size_t bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < my_n; ++i) {
+      long double ref = k.op == MPI_SUM ? 0 : k.op == MPI_MIN ? INFINITY : -INFINITY, asum = 0;
+      for (int s = 0; s < p; ++s) {  // IEEE sums; MIN/MAX: NaN if any input is NaN
+        const long double x = in[static_cast<size_t>(s)][my_off + i];
+        asum += std::fabs(x);
+        if (k.op == MPI_SUM) ref += x;
+        else ref = std::isnan(x) || std::isnan(ref) ? NAN : k.op == MPI_MIN ? std::min(ref, x) : std::max(ref, x);
+      }
+      o.ref[i] = ref;
+      o.asum[i] = asum;
+      const T g = rb[i];
+      bool ok;
+      if (std::isnan(ref)) {
+        // IEEE for SUM; "NaN on either side gives NaN" on the homomorphic path. DOC and
+        // CPRP2P MIN/MAX with a NaN input are not specified.
+        if (k.op != MPI_SUM && !homo) continue;
+        ok = std::isnan(g);
+      } else if (std::isinf(ref)) {
+        ok = std::isinf(g) && std::signbit(g) == std::signbit(ref);
+      } else if (homo_minmax) {
+        ok = std::isfinite(g) && std::fabs(static_cast<double>(g) - static_cast<double>(ref)) <= o.allowed;
+        worst = std::max(worst, std::fabs(static_cast<double>(g) - static_cast<double>(ref)) / o.eps);
+      } else {
+        const long double err = std::fabs(static_cast<long double>(g) - ref);
+        long double lim = static_cast<long double>(o.allowed) * slack;
+        if (k.op == MPI_SUM) lim += p * Ty<T>::u * asum + Ty<T>::u * std::fabs(ref);
+        ok = std::isfinite(g) && err <= lim;
+        worst = std::max(worst, static_cast<double>(err) / o.eps);
+      }
+      if (!ok) {
+        if (bad < 4 && g_failures < 60)
+          std::fprintf(stderr,
+                       "[rank %d/%d]   %s: element %zu of %zu (input index %zu): got %s, reference %.21Lg "
+                       "(|err| %.6Lg, allowed %.6g + rounding, eps %.6g)\n",
+                       r, p, ctx().c_str(), i, my_n, my_off + i, show(g).c_str(), ref,
+                       std::fabs(static_cast<long double>(g) - ref), o.allowed, o.eps);
+        ++bad;
+      }
+    }
+    EXPECT(bad == 0, "%zu of %zu result elements outside the bound (worst %.4g eps; allowed %.4g eps)", bad, my_n,
+           worst, o.allowed / o.eps);
+  }
+  return o;
+}
+
+const MPI_Op kOps[] = {MPI_SUM, MPI_MIN, MPI_MAX};
+const int kHomo = ZCOLL_REDUCTION_HOMOMORPHIC, kDoc = ZCOLL_REDUCTION_DOC, kAuto = ZCOLL_ALGO_AUTO,
+          kRing = ZCOLL_ALGO_RING, kRD = ZCOLL_ALGO_RECURSIVE_DOUBLING, kCpr = ZCOLL_ALGO_CPRP2P;
+
+// On 5 and more ranks (oversubscribed: every synchronisation costs milliseconds with a
+// busy-polling MPI, and a call costs the same whatever its size) the combinations are
+// thinned out; every collective, reduction path and algorithm stays covered.
+bool heavy() { return g_size >= 5; }
+
+Cfg cfg(int algo, int red, int mode, double eb, size_t chunk = 0, size_t min_bytes = 1024,
+        int target = ZCOLL_BOUND_INPUT) {
+  Cfg c;
+  c.algo = algo;
+  c.red = red;
+  c.mode = mode;
+  c.eb = eb;
+  c.chunk = chunk;
+  c.min_bytes = min_bytes;
+  c.target = target;
+  return c;
+}
+
+// A communicator for a block of calls (the context names the section and configuration).
+struct With {
+  Cfg c;
+  Ctx cx;
+  zcoll_comm zc;
+  With(const char* section, const Cfg& cf) : c(cf), cx("%s %s", section, cfg_str(cf).c_str()), zc(make_comm(cf)) {}
+  ~With() { free_comm(zc); }
+};
+
+enum { kF64 = 1, kIP = 2, kNullRecv = 4, kSpecialData = 8, kOverflowData = 16, kI32 = 32, kScaled = 64 };
+
+// One call: collective, op, count, flags (element type, MPI_IN_PLACE, data), root,
+// reduce_scatter pattern.
+void go(With& w, Coll coll, MPI_Op op, size_t count, int flags = 0, int root = 0, int pattern = 0) {
+  if (!w.zc) return;
+  Call k;
+  k.coll = coll;
+  k.op = op;
+  k.count = count;
+  k.root = root;
+  k.pattern = pattern;
+  k.in_place = flags & kIP;
+  k.null_recv = flags & kNullRecv;
+  k.data.fid = static_cast<int>(g_salt % 3);
+  k.data.spec = flags & kSpecialData ? Spec::kSpecial : flags & kOverflowData ? Spec::kOverflow : Spec::kNone;
+  k.data.ob = w.c.eb;
+  k.data.scale = flags & kScaled ? 1.0 / 256 : 1.0;
+  if (flags & kI32) (void)run<int32_t>(w.zc, w.c, k);
+  else if (flags & kF64) (void)run<double>(w.zc, w.c, k);
+  else (void)run<float>(w.zc, w.c, k);
+}
+
+enum { kLight = 128 };                // a step run only on 4 ranks or fewer
+constexpr int kLast = -1, kMid = -2;  // roots p - 1 and p / 2
+struct Step {
+  int v = 0;  // index of the configuration
+  Coll coll = kAllreduce;
+  MPI_Op op = MPI_SUM;
+  size_t count = 0;
+  int flags = 0, root = 0, pattern = 0;
+};
+
+// Runs the steps, with one communicator per configuration that has any.
+void steps(const char* section, const std::vector<Cfg>& cfgs, const std::vector<Step>& list) {
+  auto on = [](const Step& s, size_t v) { return s.v == static_cast<int>(v) && !(heavy() && (s.flags & kLight)); };
+  for (size_t v = 0; v < cfgs.size(); ++v) {
+    if (std::none_of(list.begin(), list.end(), [&](const Step& s) { return on(s, v); })) continue;
+    With w(section, cfgs[v]);
+    for (const Step& s : list)
+      if (on(s, v))
+        go(w, s.coll, s.op, s.count, s.flags, s.root == kLast ? g_size - 1 : s.root == kMid ? g_size / 2 : s.root,
+           s.pattern);
+  }
+}
+
+// bound: every reduction with the homomorphic, DOC and CPRP2P paths x ABS 0.01, REL 1e-3,
+// REL 1e-5 (op and element type rotate, so that each path and collective meets every op
+// and both types), roots 0, p-1, p/2, uneven reduce_scatter counts with zeros; allreduce
+// also with RING and RECURSIVE_DOUBLING explicitly and everything left at AUTO.
+void section_bound() {
+  const int p = g_size;
+  const int full[][3] = {{kAuto, kHomo, 256}, {kAuto, kDoc, 256}, {kCpr, ZCOLL_REDUCTION_AUTO, 0}};
+  const int modes[] = {ZCOLL_EB_ABS, ZCOLL_EB_REL, ZCOLL_EB_REL};
+  const double ebs[] = {0.01, 1e-3, 1e-5};
+  for (int v = 0; v < 3; ++v)
+    for (int e = 0; e < 3; ++e) {
+      if (heavy() && e != v) continue;
+      With w("bound", cfg(full[v][0], full[v][1], modes[e], ebs[e], static_cast<size_t>(full[v][2])));
+      for (int coll = 0; coll < 4; ++coll) {
+        const MPI_Op op = kOps[(coll + e + v) % 3];
+        const int f = (coll + e) % 2 ? kF64 : 0;
+        if (coll == 0) go(w, kAllreduce, op, 20011, f);
+        if (coll == 1) go(w, kReduce, op, 15013, f, e == 0 ? 0 : e == 1 ? p - 1 : p / 2);
+        if (coll == 2) go(w, kRsb, op, 20000 / static_cast<size_t>(p) + 301, f);
+        if (coll == 3) go(w, kRs, op, 3001, f, 0, e == 2 ? 2 : 0);
+      }
+    }
+  const int ar[][3] = {{kRing, kHomo, ZCOLL_EB_REL}, {kRD, kHomo, ZCOLL_EB_ABS}, {kRing, kDoc, ZCOLL_EB_REL},
+                       {kAuto, ZCOLL_REDUCTION_AUTO, ZCOLL_EB_REL}};
+  for (int v = heavy() ? 3 : 0; v < 4; ++v) {  // RING and RD run explicitly in the other sections too
+    With w("bound", cfg(ar[v][0], ar[v][1], ar[v][2], ar[v][2] == ZCOLL_EB_ABS ? 0.01 : 1e-4, v % 2 ? 0 : 512));
+    for (int o = 0; o < 3; ++o)
+      if (!heavy() || o == v % 3) go(w, kAllreduce, kOps[o], 10007 + 1000 * static_cast<size_t>(o), (o + v) % 2 ? kF64 : 0);
+  }
+}
+
+// identical: allreduce results bit-identical on every rank (all allreduce results of
+// every section are compared across ranks; here NaN payloads and +-Inf too, in place).
+void section_identical() {
+  const int f = kSpecialData | kIP, L = kLight;
+  const int rel = ZCOLL_EB_REL;
+  steps("identical",
+        {cfg(kRing, kHomo, rel, 1e-4, 512), cfg(kRD, kHomo, rel, 1e-4, 512), cfg(kRD, kDoc, rel, 1e-4, 512),
+         cfg(kRing, kDoc, rel, 1e-4, 512), cfg(kCpr, ZCOLL_REDUCTION_AUTO, rel, 1e-4, 512)},
+        {{0, kAllreduce, MPI_SUM, 9001, f}, {0, kAllreduce, MPI_MAX, 5003, kF64 | L},
+         {1, kAllreduce, MPI_SUM, 9001, f}, {1, kAllreduce, MPI_MIN, 5003, kF64 | L},
+         {2, kAllreduce, MPI_SUM, 9001, f}, {2, kAllreduce, MPI_MAX, 5003, kF64 | L},
+         {3, kAllreduce, MPI_SUM, 9001, f | L}, {4, kAllreduce, MPI_MIN, 5003, kF64 | L}});
+}
+
+// agree: homomorphic and DOC results for the same input differ by at most the sum of their
+// bounds; homomorphic SUM errors look like sums of p uniforms on [-eps, eps].
+void section_agree() {
+  const int p = g_size;
+  With h("agree", cfg(kRing, kHomo, ZCOLL_EB_REL, 1e-4)), d("agree", cfg(kAuto, kDoc, ZCOLL_EB_REL, 1e-4));
+  if (!h.zc || !d.zc) return;
+  for (Coll coll : {kAllreduce, kRsb}) {
+    Ctx cx("agree %s", coll_name(coll));
+    Call k;
+    k.coll = coll;
+    k.count = coll == kAllreduce ? 65536 : 8192;
+    k.salt = next_salt();
+    const Out<float> a = run<float>(h.zc, h.c, k), b = run<float>(d.zc, d.c, k);
+    if (!a.comp || !b.comp || a.got.size() != b.got.size() || a.ref.size() != a.got.size()) continue;
+    size_t bad = 0, within = 0;
+    double mean = 0;
+    std::vector<double> errs(a.got.size());
+    for (size_t i = 0; i < a.got.size(); ++i) {
+      const long double round = p * Ty<float>::u * a.asum[i] + Ty<float>::u * std::fabs(a.ref[i]);
+      const long double lim = (a.allowed + b.allowed) * (1 + 1e-12) + 2 * round;
+      if (!(std::fabs(static_cast<long double>(a.got[i]) - b.got[i]) <= lim)) ++bad;
+      const double e = static_cast<double>(static_cast<long double>(a.got[i]) - a.ref[i]) / a.eps;
+      errs[i] = std::fabs(e);
+      mean += e;
+      if (errs[i] <= 2 * std::sqrt(p / 3.0)) ++within;
+    }
+    EXPECT(bad == 0, "%zu elements: |homomorphic - DOC| above the sum of their bounds", bad);
+    if (coll != kAllreduce) continue;
+    mean /= static_cast<double>(errs.size());
+    const double frac = static_cast<double>(within) / static_cast<double>(errs.size());
+    std::nth_element(errs.begin(), errs.begin() + static_cast<long>(errs.size() * 95 / 100), errs.end());
+    if (g_rank == 0)
+      std::printf("agree: homomorphic SUM, %zu elements, p=%d: mean error %.4f eps, p95 |error| %.4f eps "
+                  "(2 sqrt(p/3) = %.4f), %.2f%% within 2 sqrt(p/3) eps\n",
+                  errs.size(), p, mean, errs[errs.size() * 95 / 100], 2 * std::sqrt(p / 3.0), 100 * frac);
+    EXPECT(std::fabs(mean) <= 0.05 * std::sqrt(static_cast<double>(p)), "mean error %.4f eps, limit %.4f eps", mean,
+           0.05 * std::sqrt(static_cast<double>(p)));
+    EXPECT(frac >= 0.90, "only %.2f%% of errors within 2 sqrt(p/3) eps (expected ~95%%)", 100 * frac);
+  }
+}
+
+// edge: counts 0, 1 and 7p+3 with min_bytes 0; MPI_IN_PLACE for every reduction (reduce
+// at a root other than 0); NULL recvbuf on the non-roots of reduce; reduce_scatter with
+// all counts 0, one rank getting everything, rank 0 getting nothing.
+void section_edge() {
+  const int p = g_size;
+  const int v[][3] = {{kRing, kHomo, 32}, {kAuto, kDoc, 32}, {kRD, kHomo, 0}, {kCpr, ZCOLL_REDUCTION_AUTO, 64}};
+  const size_t counts[] = {0, 1, 7 * static_cast<size_t>(p) + 3};
+  for (int i = 0; i < (heavy() ? 3 : 4); ++i) {
+    With w("edge", cfg(v[i][0], v[i][1], ZCOLL_EB_REL, 1e-3, static_cast<size_t>(v[i][2]), 0));
+    if (i == 2) {
+      if (!heavy()) go(w, kAllreduce, MPI_SUM, 1, kIP);
+      go(w, kAllreduce, MPI_MAX, counts[2], kF64);
+      continue;
+    }
+    if (i == 3) {
+      go(w, kRsb, MPI_SUM, counts[2], kIP);
+      go(w, kRs, MPI_MAX, counts[2], kIP, 0, 2);
+      go(w, kAllreduce, MPI_SUM, 1);
+      continue;
+    }
+    for (int ci = heavy() ? 1 + i : 0; ci < 3; ++ci) {
+      const size_t n = counts[ci];
+      const MPI_Op op = (ci + i) % 2 ? MPI_MAX : MPI_SUM;
+      go(w, kAllreduce, op, n, ci == 1 ? kIP : 0);
+      go(w, kReduce, op, n, ci == 1 ? kIP : kNullRecv, ci == 1 ? p - 1 : ci == 0 ? 0 : p / 2);
+      const MPI_Op other = op == MPI_SUM ? MPI_MAX : MPI_SUM;  // both ops at every count
+      go(w, kRsb, other, n, ci ? kIP : 0);
+      go(w, kRs, other, n, ci == 2 ? kIP : 0, 0, ci == 0 ? 0 : ci == 1 ? 1 : 2);
+      if (ci == 2 && !heavy()) {
+        go(w, kAllreduce, MPI_SUM, n, kF64 | kIP);
+        go(w, kRs, MPI_MIN, n, kF64);
+      }
+    }
+  }
+}
+
+// overflow: ABS eb 2^-10 and values whose integers are near the quantizer's 2^30 limit
+// (same sign on every rank for some elements, so that sums of two leave the range, and
+// some just above the limit): SUM within p eps + rounding (the library stores such sums
+// exactly), MIN/MAX within eps. float values lie on the grid, doubles do not.
+void section_overflow() {
+  const int f = kOverflowData, L = kLight;
+  const int abs = ZCOLL_EB_ABS;
+  steps("overflow",
+        {cfg(kRing, kHomo, abs, 0x1p-10, 256), cfg(kRD, kHomo, abs, 0x1p-10, 256), cfg(kAuto, kDoc, abs, 0x1p-10, 256)},
+        {{0, kAllreduce, MPI_SUM, 8003, f}, {0, kAllreduce, MPI_MIN, 8003, f | kF64}, {0, kRsb, MPI_SUM, 2001, f | kF64},
+         {0, kAllreduce, MPI_MAX, 8003, f | L}, {0, kAllreduce, MPI_SUM, 8003, f | kF64 | L},
+         {0, kReduce, MPI_SUM, 4001, f | L, kMid}, {1, kAllreduce, MPI_SUM, 8003, f | kF64},
+         {1, kAllreduce, MPI_SUM, 8003, f | L}, {2, kAllreduce, MPI_SUM, 8003, f | kF64}, {2, kRsb, MPI_SUM, 2001, f | L}});
+}
+
+// special: NaN (several payloads, a signalling one) and +-Inf in the inputs, at fixed
+// places on every rank and sprinkled per rank: SUM follows IEEE (Inf + -Inf = NaN), MIN/MAX
+// give NaN where any input is NaN on the homomorphic path; other elements within bound.
+void section_special() {
+  const int f = kSpecialData, L = kLight;
+  const int rel = ZCOLL_EB_REL;
+  steps("special",
+        {cfg(kRing, kHomo, rel, 1e-3, 512), cfg(kRD, kHomo, rel, 1e-3, 512), cfg(kAuto, kDoc, rel, 1e-3, 512),
+         cfg(kCpr, ZCOLL_REDUCTION_AUTO, rel, 1e-3)},
+        {{0, kAllreduce, MPI_SUM, 9001, f}, {0, kAllreduce, MPI_MAX, 9001, f | kF64}, {0, kRs, MPI_SUM, 3001, f | kF64},
+         {0, kAllreduce, MPI_MIN, 9001, f | L}, {0, kReduce, MPI_MAX, 9001, f | L, kLast},
+         {1, kAllreduce, MPI_MIN, 9001, f | kF64}, {1, kAllreduce, MPI_SUM, 9001, f | L},
+         {2, kAllreduce, MPI_SUM, 9001, f}, {2, kRsb, MPI_MAX, 3001, f | kF64 | L},
+         {3, kAllreduce, MPI_SUM, 9001, f | kF64 | L}, {3, kRs, MPI_MIN, 3001, f | L}});
+}
+
+void absmax(void* in, void* inout, int* len, MPI_Datatype*) {
+  const float* a = static_cast<const float*>(in);
+  float* b = static_cast<float*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = std::max(std::fabs(a[i]), std::fabs(b[i]));
+}
+
+// passthrough: MPI_PROD, a user-defined op, MPI_INT (LAND, SUM, MAX), float/double below
+// the default min_bytes (and the threshold itself), ZCOLL_ALGO_MPI: bit-identical to the
+// same MPI call, compressed == 0. MPICH 4.0-4.1.1 crashes in MPI_Reduce with MPI_IN_PLACE at
+// a root other than 0 (pmodels/mpich#6540), and the plain path is that call: root 0 there.
+void section_passthrough() {
+  const int L = kLight, I = kI32, R = ZCOLL_REDUCTION_AUTO, abs = ZCOLL_EB_ABS;
+  steps("passthrough",
+        {cfg(kAuto, R, abs, 1.0, 0, 0), cfg(kAuto, R, abs, 1.0, 0, ZCOLL_DEFAULT_MIN_BYTES),
+         cfg(ZCOLL_ALGO_MPI, R, abs, 1.0, 0, 0)},
+        {{0, kAllreduce, MPI_PROD, 3001, kScaled}, {0, kRsb, g_absmax, 1001, kIP},
+         {0, kAllreduce, MPI_LAND, 3001, I | kIP}, {0, kReduce, MPI_SUM, 3001, I | kIP},
+         {0, kReduce, MPI_PROD, 3001, kScaled | L, kLast}, {0, kRs, g_absmax, 1001, L},
+         {0, kRsb, MPI_SUM, 1001, I | L}, {0, kRs, MPI_MAX, 1001, I | kIP | L},
+         // The default min_bytes (65536 bytes per rank): 16383 floats stay plain, 16384 compress.
+         {1, kAllreduce, MPI_SUM, 16383}, {1, kAllreduce, MPI_SUM, 16384}, {1, kRsb, MPI_MAX, 1001},
+         {1, kReduce, MPI_MIN, 4001, kIP | L}, {1, kRs, MPI_SUM, 1001, L},
+         {1, kAllreduce, MPI_MAX, 8191, kF64 | kIP | L}, {1, kRs, MPI_SUM, 501, kF64 | L},
+         {2, kAllreduce, MPI_SUM, 5001, kSpecialData | kIP}, {2, kRs, MPI_SUM, 1001, kSpecialData | kIP},
+         {2, kReduce, MPI_SUM, 5001, kSpecialData | L, kLast}, {2, kRsb, MPI_MIN, 1001, L},
+         {2, kAllreduce, MPI_MIN, 3001, kF64 | L}});
+}
+
+// result_bound: ZCOLL_BOUND_RESULT: the result's error is within eb itself (+ rounding for
+// SUM); stats.eb_abs = eb / p for SUM and DOC MIN/MAX, eb for homomorphic MIN/MAX.
+void section_result_bound() {
+  const int L = kLight, T = ZCOLL_BOUND_RESULT, abs = ZCOLL_EB_ABS, rel = ZCOLL_EB_REL;
+  steps("result_bound",
+        {cfg(kAuto, kHomo, abs, 0.5, 1024, 1024, T), cfg(kRD, kHomo, rel, 1e-3, 1024, 1024, T),
+         cfg(kAuto, kDoc, abs, 0.5, 1024, 1024, T), cfg(kRing, kDoc, rel, 1e-3, 1024, 1024, T)},
+        {{0, kAllreduce, MPI_SUM, 8001}, {0, kRsb, MPI_SUM, 2001, kF64}, {0, kReduce, MPI_MAX, 8001, 0, kLast},
+         {0, kAllreduce, MPI_MIN, 8001, L}, {1, kAllreduce, MPI_SUM, 8001, kF64}, {1, kAllreduce, MPI_MAX, 8001, L},
+         {2, kAllreduce, MPI_SUM, 8001}, {2, kRsb, MPI_MIN, 2001}, {2, kReduce, MPI_SUM, 8001, kF64 | L, kMid},
+         {3, kRsb, MPI_SUM, 2001, kF64 | L}, {3, kAllreduce, MPI_MAX, 8001, L}});
+}
+
+// errors: bad arguments give ZCOLL_ERR_ARG on every rank without communicating (a rank
+// that communicated would leave the others waiting, or its messages would spoil the next
+// calls); the communicator keeps working; 20 allreduces in a loop on one communicator.
+void section_errors() {
+  const int p = g_size, r = g_rank;
+  {
+    Ctx cx("zcoll_comm_create with bad reduction settings");
+    zcoll_config cfg0, b;
+    zcoll_config_init(&cfg0);
+    cfg0.codec.eb = 1e-3;
+    zcoll_comm zc = nullptr;
+    for (int bad = 0; bad < 4; ++bad) {
+      b = cfg0;
+      if (bad == 0) b.reduction = 99;
+      if (bad == 1) b.reduction = -1;
+      if (bad == 2) b.bound_target = 7;
+      if (bad == 3) b.algorithm = ZCOLL_ALGO_RECURSIVE_DOUBLING + 1;
+      Ctx cb("case %d", bad);
+      EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &b, &zc), ZCOLL_ERR_ARG);
+    }
+  }
+  With w("errors", cfg(kAuto, ZCOLL_REDUCTION_AUTO, heavy() ? ZCOLL_EB_ABS : ZCOLL_EB_REL, heavy() ? 0.01 : 1e-4));
+  zcoll_comm zc = w.zc;
+  if (!zc) return;
+  go(w, kAllreduce, MPI_SUM, 3001);  // state the errors must not disturb
+  const int N = 4096, E = ZCOLL_ERR_ARG;
+  std::vector<double> s(static_cast<size_t>(N) * static_cast<size_t>(p), 1.0), d(s.size());
+  std::vector<int> cnt(static_cast<size_t>(p), N), neg = cnt;
+  neg[static_cast<size_t>(p - 1)] = -1;
+  void *sb = s.data(), *rb = d.data();
+  for (MPI_Datatype t : {MPI_FLOAT, MPI_DOUBLE, MPI_INT})
+    for (MPI_Op op : {MPI_SUM, MPI_MAX}) {
+      Ctx ct("datatype %s %s", t == MPI_FLOAT ? "MPI_FLOAT" : t == MPI_DOUBLE ? "MPI_DOUBLE" : "MPI_INT", op_name(op));
+      EXPECT_RC(zcoll_allreduce(sb, rb, N, t, op, nullptr), E);
+      EXPECT_RC(zcoll_reduce(sb, rb, N, t, op, 0, nullptr), E);
+      EXPECT_RC(zcoll_reduce_scatter_block(sb, rb, N, t, op, nullptr), E);
+      EXPECT_RC(zcoll_reduce_scatter(sb, rb, cnt.data(), t, op, nullptr), E);
+      EXPECT_RC(zcoll_allreduce(sb, rb, -1, t, op, zc), E);
+      EXPECT_RC(zcoll_allreduce(MPI_IN_PLACE, rb, -3, t, op, zc), E);
+      EXPECT_RC(zcoll_reduce(sb, rb, -1, t, op, 0, zc), E);
+      EXPECT_RC(zcoll_reduce_scatter_block(sb, rb, -1, t, op, zc), E);
+      EXPECT_RC(zcoll_reduce_scatter(sb, rb, neg.data(), t, op, zc), E);
+      for (int root : {p, -1, p + 5}) {
+        Ctx cr("root %d", root);
+        EXPECT_RC(zcoll_reduce(sb, rb, N, t, op, root, zc), E);
+        EXPECT_RC(zcoll_reduce(r == 0 ? MPI_IN_PLACE : sb, rb, N, t, op, root, zc), E);
+      }
+      EXPECT_RC(zcoll_reduce_scatter(sb, rb, nullptr, t, op, zc), E);
+      EXPECT_RC(zcoll_allreduce(sb, nullptr, N, t, op, zc), E);
+      EXPECT_RC(zcoll_allreduce(MPI_IN_PLACE, nullptr, N, t, op, zc), E);
+      EXPECT_RC(zcoll_reduce_scatter_block(sb, nullptr, N, t, op, zc), E);
+      EXPECT_RC(zcoll_reduce_scatter_block(MPI_IN_PLACE, nullptr, N, t, op, zc), E);
+      EXPECT_RC(zcoll_reduce_scatter(sb, nullptr, cnt.data(), t, op, zc), E);
+      EXPECT_RC(zcoll_allreduce(nullptr, rb, N, t, op, zc), E);
+      EXPECT_RC(zcoll_reduce(nullptr, rb, N, t, op, p - 1, zc), E);
+      EXPECT_RC(zcoll_reduce_scatter_block(nullptr, rb, N, t, op, zc), E);
+      EXPECT_RC(zcoll_reduce_scatter(nullptr, rb, cnt.data(), t, op, zc), E);
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  // Still working (a stray message from an erroneous call would be received here).
+  go(w, kRs, MPI_MAX, 1001, 0, 0, 2);
+  go(w, kReduce, MPI_SUM, 3001, kF64, p - 1);
+  // Buffer reuse: 20 allreduces on one communicator, sizes growing and shrinking (some
+  // above 512 KiB, where AUTO switches from recursive doubling to the ring), float and
+  // double interleaved, ops rotating, some in place.
+  for (int it = 0; it < 20; ++it) {
+    Ctx ci("loop iteration %d", it);
+    const int f = (it % 4 == 3 ? kF64 : 0) | (it % 5 == 4 ? kIP : 0);
+    const size_t big = (size_t{600} << 10) / (f & kF64 ? 8 : 4);
+    go(w, kAllreduce, kOps[it % 3], it % 7 == 6 ? big : 500 + static_cast<size_t>(it * 3917 % 20000), f);
+  }
+}
+
+struct Section {
+  const char* name;
+  void (*fn)();
+};
+const Section kSections[] = {{"bound", section_bound},
+                             {"identical", section_identical},
+                             {"agree", section_agree},
+                             {"edge", section_edge},
+                             {"overflow", section_overflow},
+                             {"special", section_special},
+                             {"passthrough", section_passthrough},
+                             {"result_bound", section_result_bound},
+                             {"errors", section_errors}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  MPI_Op_create(absmax, 1, &g_absmax);
+  load_fields();
+  std::vector<std::string> want(argv + 1, argv + argc);
+  bool unknown = false;
+  for (const std::string& w : want) {
+    bool found = false;
+    for (const Section& s : kSections) found = found || w == s.name;
+    if (!found && g_rank == 0) std::fprintf(stderr, "unknown section '%s'\n", w.c_str());
+    unknown = unknown || !found;
+  }
+  const double t0 = MPI_Wtime();
+  if (!unknown && g_failures == 0)
+    for (const Section& s : kSections) {
+      if (!want.empty() && std::find(want.begin(), want.end(), s.name) == want.end()) continue;
+      const double ts = MPI_Wtime();
+      const uint64_t salt0 = g_salt;
+      s.fn();
+      {
+        Ctx cx("section %s", s.name);
+        agree_flush();
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (g_rank == 0)
+        std::printf("section %-13s %7.2f s, %4llu calls\n", s.name, MPI_Wtime() - ts,
+                    static_cast<unsigned long long>(g_salt - salt0));
+      std::fflush(stdout);
+    }
+  long totals[2] = {g_failures + (unknown ? 1 : 0), g_checks};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    std::printf("%s: %ld checks on %d ranks, %ld failed (%.2f s)\n", totals[0] ? "FAILED" : "PASSED", totals[1],
+                g_size, totals[0], MPI_Wtime() - t0);
+  MPI_Op_free(&g_absmax);
+  MPI_Finalize();
+  return totals[0] ? 1 : 0;
+}
