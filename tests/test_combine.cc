@@ -835,12 +835,37 @@ TYPED_TEST(Combine, Deterministic) {
   }
   for (size_t cl : {size_t(1024), size_t(0)}) {
     for (const Bound& bd : kBounds) {
-      for (int data = 0; data < 2; ++data) {
-        SCOPED_TRACE("chunk_len=" + std::to_string(cl) + " " + bound_str(bd) + (data ? " with specials" : " fields"));
-        const std::vector<T>& a = data ? ya : xa;
-        const std::vector<T>& b = data ? yb : xb;
+      for (int data = 0; data < 3; ++data) {
+        SCOPED_TRACE("chunk_len=" + std::to_string(cl) + " " + bound_str(bd) +
+                     (data == 0 ? " fields" : data == 1 ? " with specials" : " with specials and raw chunks"));
         const double eb = resolve(xa, bd);
-        Bytes sa = encode(a, ZCOLL_EB_ABS, eb, cl), sb = encode(b, ZCOLL_EB_ABS, eb, cl);
+        std::vector<T> a = data ? ya : xa, b = data ? yb : xb;
+        Bytes sa, sb;
+        if (data == 2) {
+          // Every third chunk of a and of b (not the same ones) incompressible, so raw;
+          // in them values equal to the other side's integer values (-0 vs 0, and b's
+          // reconstruction itself): MIN/MAX ties between a stored value and an integer.
+          const size_t ce = cl ? cl : ZCOLL_DEFAULT_CHUNK_LEN;
+          const auto na = incompressible<T>(n, 7), nb = incompressible<T>(n, 8);
+          for (size_t i = 0; i < n; ++i) {
+            const size_t c = (i / ce) % 3;
+            if (c == 1) a[i] = i % 97 == 1 ? -T(0) : na[i];
+            if (c == 2) b[i] = i % 97 == 1 ? -T(0) : nb[i];
+            if (c == 1 && i % 97 == 1) b[i] = T(0);
+            if (c == 2 && i % 97 == 1) a[i] = T(0);
+          }
+          sb = encode(b, ZCOLL_EB_ABS, eb, cl);
+          const std::vector<T> bd2 = dec<T>(sb, n);
+          for (size_t i = 0; i < n; ++i)
+            if ((i / ce) % 3 == 1 && i % 97 == 0) a[i] = bd2[i];
+          sa = encode(a, ZCOLL_EB_ABS, eb, cl);
+          const std::vector<T> ad2 = dec<T>(sa, n);
+          const size_t first_neg0 = ce + (1 + 97 - ce % 97) % 97;  // in chunk 1, i % 97 == 1
+          ASSERT_EQ(bits_of(ad2[first_neg0]), bits_of(-T(0))) << "premise: chunk 1 of a is stored raw";
+        } else {
+          sa = encode(a, ZCOLL_EB_ABS, eb, cl);
+          sb = encode(b, ZCOLL_EB_ABS, eb, cl);
+        }
         ASSERT_FALSE(::testing::Test::HasFailure());
         for (int op : kOps) {
           SCOPED_TRACE(op_name(op));
@@ -985,6 +1010,8 @@ TYPED_TEST(CombineErrors, Mismatch) {
     EXPECT_EQ(combine_rc(op, s2, s2t), ZCOLL_ERR_MISMATCH) << "2-D dims 50x100 vs 100x50";
     EXPECT_EQ(combine_rc(op, s2, s3), ZCOLL_ERR_MISMATCH) << "2-D vs 3-D";
     EXPECT_EQ(combine_rc(op, s3, s3b), ZCOLL_ERR_MISMATCH) << "3-D dims 2x50x50 vs 5x20x50";
+    const Bytes s3c = encode(x, ZCOLL_EB_ABS, eb, 1024, shape(2, 25, 100));
+    EXPECT_EQ(combine_rc(op, s3, s3c), ZCOLL_ERR_MISMATCH) << "3-D dims 2x50x50 vs 2x25x100";
   }
 }
 
