@@ -227,8 +227,9 @@ double error_factor(const Reduction& R, Kind kind, int p) {
 // One compressed reduction. counts: the p block sizes; sendbuf the input (recvbuf
 // with MPI_IN_PLACE); out: where this rank's result goes (its block for
 // reduce_scatter, the whole vector otherwise).
-int reduction_engine(zcoll_comm_s& c, Kind kind, const void* input, void* out, const size_t* counts, zcoll_dtype dt,
+int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out, const size_t* counts, zcoll_dtype dt,
                      int op, int root) {
+  const void* input = sendbuf == MPI_IN_PLACE ? out : sendbuf;
   const int p = c.size, r = c.rank;
   const double t0 = now();
   Reduction R(c, dt, op);
@@ -290,6 +291,13 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* input, void* out, c
   return worst;
 }
 
+// count elements in p blocks whose sizes differ by at most one.
+std::vector<size_t> even_blocks(size_t count, int p) {
+  std::vector<size_t> counts(p);
+  for (int b = 0; b < p; ++b) counts[b] = count * (b + 1) / p - count * b / p;
+  return counts;
+}
+
 bool supported(zcoll_comm_s& c, MPI_Datatype type, MPI_Op op, size_t count, zcoll_dtype* dt, int* cop) {
   return c.size > 1 && combine_op(op, cop) && use_compression(c, type, type_bytes(type, count), dt);
 }
@@ -308,11 +316,8 @@ int zcoll_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   int cop;
   if (supported(c, datatype, op, static_cast<size_t>(count), &dt, &cop))
     return guarded([&] {
-      const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-      std::vector<size_t> counts(c.size);
-      for (int b = 0; b < c.size; ++b)
-        counts[b] = static_cast<size_t>(count) * (b + 1) / c.size - static_cast<size_t>(count) * b / c.size;
-      return reduction_engine(c, Kind::kAllreduce, in, recvbuf, counts.data(), dt, cop, 0);
+      const std::vector<size_t> counts = even_blocks(static_cast<size_t>(count), c.size);
+      return reduction_engine(c, Kind::kAllreduce, sendbuf, recvbuf, counts.data(), dt, cop, 0);
     });
   plain(c);
   return mpi_rc(MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, c.comm));
@@ -330,11 +335,8 @@ int zcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   int cop;
   if (supported(c, datatype, op, static_cast<size_t>(count), &dt, &cop))
     return guarded([&] {
-      const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-      std::vector<size_t> counts(c.size);
-      for (int b = 0; b < c.size; ++b)
-        counts[b] = static_cast<size_t>(count) * (b + 1) / c.size - static_cast<size_t>(count) * b / c.size;
-      return reduction_engine(c, Kind::kReduce, in, recvbuf, counts.data(), dt, cop, root);
+      const std::vector<size_t> counts = even_blocks(static_cast<size_t>(count), c.size);
+      return reduction_engine(c, Kind::kReduce, sendbuf, recvbuf, counts.data(), dt, cop, root);
     });
   plain(c);
   return mpi_rc(MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, c.comm));
@@ -354,9 +356,8 @@ int zcoll_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
   int cop;
   if (supported(c, datatype, op, total, &dt, &cop))
     return guarded([&] {
-      const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
       std::vector<size_t> counts(recvcounts, recvcounts + c.size);
-      return reduction_engine(c, Kind::kReduceScatter, in, recvbuf, counts.data(), dt, cop, 0);
+      return reduction_engine(c, Kind::kReduceScatter, sendbuf, recvbuf, counts.data(), dt, cop, 0);
     });
   plain(c);
   return mpi_rc(MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, c.comm));
@@ -371,9 +372,8 @@ int zcoll_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
   const size_t total = static_cast<size_t>(recvcount) * c.size;
   if (supported(c, datatype, op, total, &dt, &cop))
     return guarded([&] {
-      const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
       std::vector<size_t> counts(c.size, static_cast<size_t>(recvcount));
-      return reduction_engine(c, Kind::kReduceScatter, in, recvbuf, counts.data(), dt, cop, 0);
+      return reduction_engine(c, Kind::kReduceScatter, sendbuf, recvbuf, counts.data(), dt, cop, 0);
     });
   plain(c);
   return mpi_rc(MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, c.comm));
