@@ -258,10 +258,11 @@ using Coders = BlockCoders<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 
 #if defined(__AVX2__)
 // Unpacks 8 values of b <= 25 bits: they occupy exactly b bytes starting at p.
+// Built at compile time, so the hot loop reads them without a static-init guard.
 struct Unpack8Tables {
-  alignas(32) uint8_t shuffle[26][32];
-  alignas(32) uint32_t shift[26][8];
-  Unpack8Tables() {
+  alignas(32) uint8_t shuffle[26][32] = {};
+  alignas(32) uint32_t shift[26][8] = {};
+  constexpr Unpack8Tables() {
     for (unsigned b = 1; b <= 25; ++b) {
       for (unsigned j = 0; j < 8; ++j) {
         const unsigned half = j / 4;
@@ -276,13 +277,10 @@ struct Unpack8Tables {
     }
   }
 };
-inline const Unpack8Tables& unpack8_tables() {
-  static const Unpack8Tables t;
-  return t;
-}
+inline constexpr Unpack8Tables kUnpack8Tables{};
 
 inline void unpack32_avx2(const uint8_t* p, unsigned b, uint32_t signs, int32_t* r) {
-  const Unpack8Tables& t = unpack8_tables();
+  const Unpack8Tables& t = kUnpack8Tables;
   const __m256i shuf = _mm256_load_si256(reinterpret_cast<const __m256i*>(t.shuffle[b]));
   const __m256i sh = _mm256_load_si256(reinterpret_cast<const __m256i*>(t.shift[b]));
   const __m256i mask = _mm256_set1_epi32(static_cast<int>((1u << b) - 1));
@@ -341,6 +339,19 @@ uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T
 }
 
 #if defined(__AVX2__)
+inline uint32_t hreduce_add(__m256i v) {
+  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+}
+inline uint32_t hreduce_or(__m256i v) {
+  __m128i t = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0x4e));
+  t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+}
+
 // A full 1-D block: first and second differences of q (q[-1], q[-2] readable), their
 // magnitudes and signs in one pass; emits whichever order needs fewer bits.
 template <class T>
@@ -362,13 +373,7 @@ uint8_t* encode_block_1d_avx2(const int32_t* q, uint32_t exact_mask, const T* x,
     s1 |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d1))) << (8 * g);
     s2 |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d2))) << (8 * g);
   }
-  auto reduce_or = [](__m256i v) {
-    __m128i t = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0x4e));
-    t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0xb1));
-    return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
-  };
-  const unsigned b1 = bit_length(reduce_or(o1)), b2 = bit_length(reduce_or(o2));
+  const unsigned b1 = bit_length(hreduce_or(o1)), b2 = bit_length(hreduce_or(o2));
   return b2 < b1 ? emit_block(m2, s2, b2, kBlock, exact_mask, x, true, p)
                  : emit_block(m1, s1, b1, kBlock, exact_mask, x, false, p);
 }
@@ -729,12 +734,6 @@ inline void advance_state(const int32_t* r, unsigned len, bool alt, uint32_t& q1
   uint32_t sum = 0, weighted = 0;
 #if defined(__AVX2__)
   if (len == kBlock) {
-    auto hsum = [](__m256i v) {
-      __m128i t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-      t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
-      t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
-      return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
-    };
     __m256i vs = _mm256_setzero_si256(), vw = _mm256_setzero_si256();
     __m256i w = _mm256_setr_epi32(32, 31, 30, 29, 28, 27, 26, 25);
     for (unsigned j = 0; j < kBlock; j += 8) {
@@ -743,8 +742,8 @@ inline void advance_state(const int32_t* r, unsigned len, bool alt, uint32_t& q1
       if (alt) vw = _mm256_add_epi32(vw, _mm256_mullo_epi32(v, w));
       w = _mm256_sub_epi32(w, _mm256_set1_epi32(8));
     }
-    sum = hsum(vs);
-    weighted = alt ? hsum(vw) : 0;
+    sum = hreduce_add(vs);
+    weighted = alt ? hreduce_add(vw) : 0;
   } else
 #endif
   for (unsigned k = 0; k < len; ++k) {
@@ -807,39 +806,54 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
           conv[k] = static_cast<int32_t>(static_cast<uint32_t>(shifted[k + 1]) - static_cast<uint32_t>(shifted[k]));
         (ba.alt ? xb : xa) = conv;
       }
-      uint32_t any = 0, signs = 0;
+      // The summed residuals' magnitudes and signs, and the sums that advance the
+      // result's state (see advance_state), in one pass.
+      uint32_t any = 0, signs = 0, sum = 0, weighted = 0, last = 0;
       alignas(32) uint32_t mags[kBlock];
 #if defined(__AVX2__)
-      __m256i o = _mm256_setzero_si256();
+      __m256i o = _mm256_setzero_si256(), vs = o, vw = o;
+      __m256i w = _mm256_setr_epi32(32, 31, 30, 29, 28, 27, 26, 25);
       for (unsigned j = 0; j < kBlock; j += 8) {
         const __m256i u = _mm256_add_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(xa + j)),
                                            _mm256_load_si256(reinterpret_cast<const __m256i*>(xb + j)));
         const __m256i mg = _mm256_abs_epi32(u);
         _mm256_store_si256(reinterpret_cast<__m256i*>(mags + j), mg);
         o = _mm256_or_si256(o, mg);
+        vs = _mm256_add_epi32(vs, u);
+        vw = _mm256_add_epi32(vw, _mm256_mullo_epi32(u, w));
+        w = _mm256_sub_epi32(w, _mm256_set1_epi32(8));
         signs |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(u))) << j;
       }
-      __m128i t = _mm_or_si128(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1));
-      t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0x4e));
-      t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0xb1));
-      any = static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+      any = hreduce_or(o);
+      sum = hreduce_add(vs);
+      weighted = hreduce_add(vw);
 #else
       for (unsigned k = 0; k < kBlock; ++k) {
         const uint32_t u = static_cast<uint32_t>(xa[k]) + static_cast<uint32_t>(xb[k]);
         mags[k] = magnitude(u);
         any |= mags[k];
         signs |= (u >> 31) << k;
+        sum += u;
+        weighted += (kBlock - k) * u;
       }
 #endif
+      last = (signs >> 31) ? 0u - mags[kBlock - 1] : mags[kBlock - 1];
       const unsigned bits = bit_length(any);
       const uint64_t m = bits >= 32 ? (uint64_t{1} << 32) : (uint64_t{1} << bits) - 1;
       const uint64_t reach = alt ? abs_i32(q1) + kBlock * abs_i32(d1) + 528 * m : abs_i32(q1) + kBlock * m;
       if (reach <= static_cast<uint64_t>(kQuantLimit)) {
         p = emit_block(mags, signs, bits, kBlock, 0u, static_cast<const T*>(nullptr), alt, p);
+        if (alt) {
+          q1 += kBlock * d1 + weighted;
+          d1 += sum;
+        } else {
+          q1 += sum;
+          d1 = last;
+        }
+        // The result's integers are a's plus b's here, so b's state follows from the other two.
         advance_state(ra, kBlock, ba.alt, qa1, da1);
-        advance_state(rb, kBlock, bb.alt, qb1, db1);
-        q1 = qa1 + qb1;
-        d1 = da1 + db1;
+        qb1 = q1 - qa1;
+        db1 = d1 - da1;
         if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
         continue;
       }
