@@ -96,16 +96,33 @@ const char* const kUsage =
     "  --threads T    codec threads per rank (default 1; 0 = the OpenMP default)\n"
     "  --root R       root of bcast/scatter/gather/reduce (default 0)\n"
     "  --json         one JSON line per run (from rank 0)\n"
+    "--op, --algo, --bytes and --threads take comma-separated lists; every combination runs in\n"
+    "this one launch (op, then size, algorithm, threads), one result line each.\n"
     "Reductions are checked against the inputs reduced in double; exit status 1 where an error\n"
     "exceeds zcoll.h's bound for the path (bound_over_eb), 2 for a usage error.\n";
 
+// One run's settings. --op, --algo, --bytes and --threads may list several values
+// (comma-separated): the lists hold them, and coll_main runs every combination in one
+// launch, which matters where a launch is expensive (an emulated network to set up).
 struct Opts {
   std::string op, input, dtype, eb_mode = "rel", algo = "zcoll", reduce_op = "sum";
   double eb = 1e-4;
   size_t bytes = size_t{64} << 20;
   int iters = 5, warmup = 2, threads = 1, root = 0;
   bool json = false, help = false;
+  std::vector<std::string> ops, algos;
+  std::vector<size_t> bytes_list;
+  std::vector<int> threads_list;
 };
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1)
+    out.push_back(s.substr(start, comma - start));
+  out.push_back(s.substr(start));
+  return out;
+}
 
 enum class Op { Allgather, Bcast, Scatter, Gather, Alltoall, ReduceScatter, Allreduce, Reduce };
 enum class RedOp { Sum, Min, Max };
@@ -161,7 +178,7 @@ Opts parse(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError{"missing value for " + a};
       return argv[++i];
     };
-    if (a == "--op") o.op = val();
+    if (a == "--op") o.ops = split_list(val());
     else if (a == "--input") o.input = val();
     else if (a == "--dtype") o.dtype = val();
     else if (a == "--eb-mode") o.eb_mode = val();
@@ -170,21 +187,30 @@ Opts parse(int argc, char** argv) {
       char* end = nullptr;
       o.eb = std::strtod(v.c_str(), &end);
       if (end == v.c_str() || *end || !std::isfinite(o.eb) || !(o.eb > 0)) throw UsageError{"bad --eb " + v};
-    } else if (a == "--algo") o.algo = val();
+    } else if (a == "--algo") o.algos = split_list(val());
     else if (a == "--reduce-op") o.reduce_op = val();
     else if (a == "--bytes") {
-      const std::string v = val();
-      if (!parse_size(v, &o.bytes)) throw UsageError{"bad --bytes " + v};
+      o.bytes_list.clear();
+      for (const std::string& v : split_list(val())) {
+        if (!parse_size(v, &o.bytes)) throw UsageError{"bad --bytes " + v};
+        o.bytes_list.push_back(o.bytes);
+      }
     } else if (a == "--iters") o.iters = parse_int(a, val(), 1);
     else if (a == "--warmup") o.warmup = parse_int(a, val(), 0);
-    else if (a == "--threads") o.threads = parse_int(a, val(), 0);
+    else if (a == "--threads") {
+      o.threads_list.clear();
+      for (const std::string& v : split_list(val())) o.threads_list.push_back(parse_int(a, v, 0));
+    }
     else if (a == "--root") o.root = parse_int(a, val(), 0);
     else if (a == "--json") o.json = true;
     else if (a == "--help" || a == "-h") o.help = true;
     else throw UsageError{"unknown option " + a};
   }
   if (o.help) return o;
-  if (o.op.empty()) throw UsageError{"--op is required"};
+  if (o.ops.empty()) throw UsageError{"--op is required"};
+  if (o.algos.empty()) o.algos = {o.algo};
+  if (o.bytes_list.empty()) o.bytes_list = {o.bytes};
+  if (o.threads_list.empty()) o.threads_list = {o.threads};
   if (o.input.empty()) throw UsageError{"--input is required"};
   if (o.eb_mode != "abs" && o.eb_mode != "rel") throw UsageError{"--eb-mode must be abs or rel"};
   if (o.dtype.empty()) {
@@ -516,7 +542,7 @@ struct Result {
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
   double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
-  double t_compress = 0, t_comm = 0, t_decompress = 0, bad_specials = 0;
+  double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
   std::vector<double> times, times_mpi;
 };
 
@@ -735,11 +761,12 @@ int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Res
     res->raw_bytes = sums[0];
     res->wire_bytes = sums[1];
     res->ratio = res->compressed && sums[1] > 0 ? sums[0] / sums[1] : 1.0;
-    double tm[3] = {st.t_compress, st.t_comm, st.t_decompress};
-    MPI_Allreduce(MPI_IN_PLACE, tm, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double tm[4] = {st.t_compress, st.t_comm, st.t_decompress, st.t_reduce};
+    MPI_Allreduce(MPI_IN_PLACE, tm, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     res->t_compress = tm[0];
     res->t_comm = tm[1];
     res->t_decompress = tm[2];
+    res->t_reduce = tm[3];
     res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
     result = b.got.data();
   }
@@ -787,7 +814,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"time_s\":%s,\"time_mpi_s\":%s,\"speedup_vs_mpi\":%s,\"ratio\":%s,\"raw_bytes\":%.0f,"
         "\"wire_bytes\":%.0f,\"max_abs_err\":%s,\"max_err_over_eb\":%s,\"err_p95_over_eb\":%s,\"mean_err\":%s,"
         "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
-        "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
+        "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"root\":%d,\"input\":\"%s\",\"mpi_library\":\"%s\"}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), jnum(r.eb, "%.6g").c_str(), jnum(r.eb_abs).c_str(),
@@ -797,15 +824,16 @@ void print(const Result& r, bool json, const std::string& lib) {
         jnum(r.err_p95_over_eb, "%.6f").c_str(), jnum(r.mean_err, "%.6g").c_str(), jnum(r.mpi_max_abs_err).c_str(),
         jnum(r.bound_over_eb, "%.6f").c_str(), jnum(r.psnr_db, "%.3f").c_str(), jnum(r.nrmse, "%.6g").c_str(),
         jnum(r.t_compress, "%.6f").c_str(), jnum(r.t_comm, "%.6f").c_str(), jnum(r.t_decompress, "%.6f").c_str(),
-        r.iters, r.warmup, r.threads, r.root, json_escape(r.input).c_str(), json_escape(lib).c_str());
+        jnum(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, json_escape(r.input).c_str(), json_escape(lib).c_str());
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
                 "max_err/eb %.4f (p95 %.4f, bound %.4f), PSNR %.2f dB, NRMSE %.3g "
-                "[compress %.4f comm %.4f decompress %.4f s]\n",
+                "[compress %.4f comm %.4f decompress %.4f reduce %.4f s]\n",
                 op.c_str(), r.algo.c_str(), r.algo_ran.c_str(), r.ranks, r.dtype.c_str(),
                 r.bytes_per_rank / 1048576.0, r.time_s, r.time_mpi_s, r.speedup, r.ratio, r.max_err_over_eb,
-                r.err_p95_over_eb, r.bound_over_eb, r.psnr_db, r.nrmse, r.t_compress, r.t_comm, r.t_decompress);
+                r.err_p95_over_eb, r.bound_over_eb, r.psnr_db, r.nrmse, r.t_compress, r.t_comm, r.t_decompress,
+                r.t_reduce);
     if (r.is_reduction)
       std::printf("  mean_err %.3g, plain MPI's own max error %.3g (vs the inputs reduced in double)\n", r.mean_err,
                   r.mpi_max_abs_err);
@@ -846,32 +874,12 @@ int finish(int rc) {
   return rc;
 }
 
-}  // namespace
-
-int coll_main(int argc, char** argv) {
-  int provided = 0;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-    std::fprintf(stderr, "zcoll-bench coll: MPI_Init failed\n");
-    return 1;
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  Opts o;
+// One configuration: run, print, check. 0, or 1 where it failed or broke a bound.
+int run_one(const Opts& o) {
   Op op{};
   Algo algo;
-  try {
-    o = parse(argc, argv);
-    if (o.help) {
-      if (g_rank == 0) std::fputs(kUsage, stdout);
-      return finish(0);
-    }
-    if (!parse_op(o.op, &op)) throw UsageError{"unknown --op " + o.op};
-    if (!parse_algo(o.algo, &algo)) throw UsageError{"unknown --algo " + o.algo};
-    if (o.root >= g_size) throw UsageError{"--root must be below the number of ranks"};
-  } catch (const UsageError& e) {
-    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: %s\n%s", e.msg.c_str(), kUsage);
-    return finish(2);
-  }
+  parse_op(o.op, &op);
+  parse_algo(o.algo, &algo);
   Result res;
   res.op = o.op;
   res.algo = o.algo;
@@ -886,8 +894,8 @@ int coll_main(int argc, char** argv) {
   res.is_reduction = is_reduction(op);
   res.reduce_op = o.reduce_op;
   res.reduction = reduction_name(algo);
-  int rc = o.dtype == "f32" ? run_typed<float>(o, op, algo, &res) : run_typed<double>(o, op, algo, &res);
-  if (rc) return finish(rc);
+  const int rc = o.dtype == "f32" ? run_typed<float>(o, op, algo, &res) : run_typed<double>(o, op, algo, &res);
+  if (rc) return rc;
   const std::string lib = mpi_library();
   if (g_rank == 0) print(res, o.json, lib);
   bool fail = false;
@@ -908,5 +916,51 @@ int coll_main(int argc, char** argv) {
       fail = true;
     }
   }
-  return finish(fail ? 1 : 0);
+  std::fflush(stdout);  // each result reaches mpiexec as soon as it is known
+  return fail ? 1 : 0;
+}
+
+}  // namespace
+
+int coll_main(int argc, char** argv) {
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    std::fprintf(stderr, "zcoll-bench coll: MPI_Init failed\n");
+    return 1;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  Opts o;
+  try {
+    o = parse(argc, argv);
+    if (o.help) {
+      if (g_rank == 0) std::fputs(kUsage, stdout);
+      return finish(0);
+    }
+    Op op{};
+    Algo algo;
+    for (const std::string& s : o.ops)
+      if (!parse_op(s, &op)) throw UsageError{"unknown --op " + s};
+    for (const std::string& s : o.algos)
+      if (!parse_algo(s, &algo)) throw UsageError{"unknown --algo " + s};
+    if (o.root >= g_size) throw UsageError{"--root must be below the number of ranks"};
+  } catch (const UsageError& e) {
+    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: %s\n%s", e.msg.c_str(), kUsage);
+    return finish(2);
+  }
+  // Every combination, in order op, size, algorithm, threads; a failure is reported and
+  // the rest still run (failures are agreed on by all ranks, so none is left waiting).
+  int worst = 0;
+  for (const std::string& op : o.ops)
+    for (size_t bytes : o.bytes_list)
+      for (const std::string& algo : o.algos)
+        for (int threads : o.threads_list) {
+          Opts one = o;
+          one.op = op;
+          one.bytes = bytes;
+          one.algo = algo;
+          one.threads = threads;
+          worst = std::max(worst, run_one(one));
+        }
+  return finish(worst);
 }

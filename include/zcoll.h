@@ -373,6 +373,9 @@ typedef struct zcoll_stats {
   size_t wire_bytes;    /* bytes this rank sent (compressed) */
   double t_compress, t_comm, t_decompress; /* seconds on this rank (CPRP2P: summed over
                                               the compressions and decompressions of every hop) */
+  double t_reduce;      /* reductions: seconds combining partial results (homomorphic on the
+                           compressed integers, DOC on decompressed values); 0 otherwise.
+                           t_comm is the call's time less the other three. */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
 

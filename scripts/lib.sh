@@ -13,6 +13,8 @@ znproc() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2;
 ZCOLL_APT_BUILD=(build-essential cmake pkg-config libmpich-dev mpich libopenmpi-dev openmpi-bin libgtest-dev)
 ZCOLL_APT_FUZZ=(clang libclang-rt-14-dev libomp-dev)
 ZCOLL_APT_PYTHON=(python3 python3-venv python3-pip)
+# The emulated network of bench/netem and the main job's demo: ip and tc.
+ZCOLL_APT_NETEM=(iproute2)
 
 # zpkg_missing PKG...: prints the packages that are not installed (Debian/dpkg only).
 zpkg_missing() {

@@ -39,7 +39,7 @@ struct Reduction {
   std::vector<uint8_t> values;  // DOC: one piece of decompressed values
 
   int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see notice())
-  double t_codec = 0, t_decomp = 0;
+  double t_codec = 0, t_decomp = 0, t_reduce = 0;  // t_reduce: combining, homomorphic or on values
   size_t wire = 0, raw = 0;
 
   Reduction(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op) : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {}

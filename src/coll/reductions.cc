@@ -71,7 +71,7 @@ size_t Reduction::combine(const uint8_t* a, size_t alen, const uint8_t* b, size_
   const double t = now();
   size_t len = 0;
   const int rc = fzl::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads);
-  t_codec += now() - t;
+  t_reduce += now() - t;
   if (rc) fail(rc);
   return rc ? 0 : len;
 }
@@ -101,14 +101,17 @@ size_t Reduction::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
   int rc = fzl::decompress(partial, len, dtype, acc, n, params.threads);
   const double t_dec = now() - t;
   t_decomp += t_dec;
+  const double t_op = now();
   if (!rc) {
     if (dtype == ZCOLL_FLOAT32) apply(op, static_cast<float*>(acc), input(i), n);
     else apply(op, static_cast<double*>(acc), input(i), n);
   }
+  const double t_applied = now();
+  t_reduce += t_applied - t_op;
   size_t olen = 0;
   if (!rc && out) rc = fzl::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
   if (!rc && !out) std::memcpy(dst, acc, n * es);
-  t_codec += now() - t - t_dec;
+  t_codec += now() - t_applied;
   if (rc) fail(rc);
   return rc ? 0 : (out ? olen : 1);
 }
@@ -235,7 +238,8 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out,
   Reduction R(c, dt, op);
   const zcoll_config& cfg = c.cfg;
   R.cprp2p = cfg.algorithm == ZCOLL_ALGO_CPRP2P;
-  R.homomorphic = !R.cprp2p && cfg.reduction != ZCOLL_REDUCTION_DOC;
+  // AUTO is DOC with a codec that does not combine (zcoll_comm_create refuses HOMOMORPHIC).
+  R.homomorphic = !R.cprp2p && cfg.reduction != ZCOLL_REDUCTION_DOC && cfg.codec.codec == ZCOLL_CODEC_FZL;
   size_t total = 0;
   for (int b = 0; b < p; ++b) total += counts[b];
   int algorithm = ZCOLL_ALGO_RING;
@@ -287,7 +291,8 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out,
   c.last.wire_bytes = R.wire;
   c.last.t_compress = R.t_codec;
   c.last.t_decompress = R.t_decomp;
-  c.last.t_comm = now() - t0 - R.t_codec - R.t_decomp;
+  c.last.t_reduce = R.t_reduce;
+  c.last.t_comm = now() - t0 - R.t_codec - R.t_decomp - R.t_reduce;
   return worst;
 }
 

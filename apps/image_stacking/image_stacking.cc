@@ -1,0 +1,411 @@
+// zcoll-image-stacking: the case study. Every rank holds distinct real 2-D images (time
+// steps, levels or slices of a field), stacks them locally, and the ranks' stacks are summed
+// with zcoll_allreduce and with MPI_Allreduce in the same run. Rank 0 prints the time of
+// each, the speedup, the compression ratio and the quality of zcoll's stack (PSNR, NRMSE,
+// max error) against the exact stack, checks the documented bound on every pixel, and
+// writes three PNGs: the exact stack, zcoll's stack and the error map.
+//
+//   mpiexec -n P zcoll-image-stacking [--field FILE] [--size WxH] [--images-per-rank K]
+//        [--eb X] [--eb-mode rel|abs] [--iters N] [--warmup W] [--threads T]
+//        [--out DIR] [--link TEXT] [--json]
+//
+// Images: FILE is a raw little-endian float32 or float64 field named NAME_AxBxC.f32 (or
+// .f64, converted to float), as in data/. Its last two dimensions are the image, the leading
+// ones the stack of images (cesm_TS_10x192x288: 10 monthly surface-temperature maps).
+// Rank r takes images r*K .. r*K+K-1 (K defaults to the number of images over P, so every
+// image is used once), adds them in double and rounds the sum to float: that float image is
+// what both MPI and zcoll reduce. To make messages large enough to matter on a network, each
+// image is tiled to W x H by reflection (mirrored copies, so there are no seams). The exact
+// stack is the sum over ranks of those float images in double; rank 0 rebuilds it from the
+// file, without communication, because the tiling makes it one small tile repeated.
+//
+// Bound: zcoll's homomorphic SUM guarantees |stack - exact| <= P x eb_abs plus the float
+// rounding of the sum (P x 2^-24 x sum over ranks of |image|); the program exits 1 if any
+// pixel breaks it.
+#include <mpi.h>
+#include <zcoll.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "png_writer.h"
+
+namespace {
+
+using zcoll_apps::write_png;
+
+struct Options {
+  std::string field = ZCOLL_APPS_DATA_DIR "/cesm_TS_10x192x288.f32";
+  size_t width = 4096, height = 4096;
+  int images_per_rank = 0;  // 0: images / ranks
+  double eb = 1e-4;
+  int eb_mode = ZCOLL_EB_REL;
+  int iters = 3, warmup = 1, threads = 0;
+  std::string out = "image_stacking_out";
+  std::string link = "unspecified";
+  bool json = false;
+};
+
+[[noreturn]] void usage(const char* msg) {
+  std::fprintf(stderr,
+               "zcoll-image-stacking: %s\n"
+               "usage: mpiexec -n P zcoll-image-stacking [--field FILE] [--size WxH] [--images-per-rank K]\n"
+               "         [--eb X] [--eb-mode rel|abs] [--iters N] [--warmup W] [--threads T] [--out DIR]\n"
+               "         [--link TEXT] [--json]\n",
+               msg);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(("missing value for " + a).c_str());
+      return argv[++i];
+    };
+    if (a == "--field") o.field = value();
+    else if (a == "--size") {
+      const std::string v = value();
+      if (std::sscanf(v.c_str(), "%zux%zu", &o.width, &o.height) != 2 || !o.width || !o.height)
+        usage("--size takes WxH");
+    } else if (a == "--images-per-rank") o.images_per_rank = std::atoi(value().c_str());
+    else if (a == "--eb") o.eb = std::atof(value().c_str());
+    else if (a == "--eb-mode") {
+      const std::string v = value();
+      if (v != "rel" && v != "abs") usage("--eb-mode takes rel or abs");
+      o.eb_mode = v == "rel" ? ZCOLL_EB_REL : ZCOLL_EB_ABS;
+    } else if (a == "--iters") o.iters = std::atoi(value().c_str());
+    else if (a == "--warmup") o.warmup = std::atoi(value().c_str());
+    else if (a == "--threads") o.threads = std::atoi(value().c_str());
+    else if (a == "--out") o.out = value();
+    else if (a == "--link") o.link = value();
+    else if (a == "--json") o.json = true;
+    else usage(("unknown option " + a).c_str());
+  }
+  if (o.iters < 1 || o.warmup < 0 || o.threads < 0 || !(o.eb > 0) || o.images_per_rank < 0)
+    usage("bad numeric option");
+  if (o.width * o.height > static_cast<size_t>(INT32_MAX)) usage("image too large for one MPI call");
+  return o;
+}
+
+// A field file: its images (the last two dimensions) as float.
+struct Field {
+  std::string name;
+  size_t images = 0, rows = 0, cols = 0;
+  std::vector<float> values;
+  const float* image(size_t k) const { return values.data() + k * rows * cols; }
+};
+
+bool load_field(const std::string& path, Field* f, std::string* err) {
+  const size_t slash = path.find_last_of('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t us = base.find_last_of('_'), dot = base.find_last_of('.');
+  if (us == std::string::npos || dot == std::string::npos || dot < us) {
+    *err = "file name must look like NAME_AxBxC.f32 or .f64: " + base;
+    return false;
+  }
+  const std::string ext = base.substr(dot + 1);
+  if (ext != "f32" && ext != "f64") {
+    *err = "extension must be .f32 or .f64: " + base;
+    return false;
+  }
+  std::vector<size_t> dims;
+  for (size_t p = us + 1; p < dot;) {
+    char* end = nullptr;
+    const unsigned long long d = std::strtoull(base.c_str() + p, &end, 10);
+    const size_t q = static_cast<size_t>(end - base.c_str());
+    if (q == p || d == 0 || (q < dot && base[q] != 'x')) {
+      *err = "cannot read the dimensions in " + base;
+      return false;
+    }
+    dims.push_back(d);
+    p = q + 1;
+  }
+  if (dims.size() < 2) {
+    *err = "need at least two dimensions (an image) in " + base;
+    return false;
+  }
+  f->name = base.substr(0, us);
+  f->rows = dims[dims.size() - 2];
+  f->cols = dims.back();
+  f->images = 1;
+  for (size_t i = 0; i + 2 < dims.size(); ++i) f->images *= dims[i];
+  const size_t n = f->images * f->rows * f->cols, esize = ext == "f32" ? 4 : 8;
+  FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) {
+    *err = "cannot open " + path;
+    return false;
+  }
+  std::vector<unsigned char> raw(n * esize);
+  const size_t got = std::fread(raw.data(), 1, raw.size(), fp);
+  std::fclose(fp);
+  if (got != raw.size()) {
+    *err = "short file (size does not match its dimensions): " + path;
+    return false;
+  }
+  f->values.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (esize == 4) {
+      std::memcpy(&f->values[i], &raw[4 * i], 4);
+    } else {
+      double d;
+      std::memcpy(&d, &raw[8 * i], 8);
+      f->values[i] = static_cast<float>(d);
+    }
+  }
+  return true;
+}
+
+// Rank r's stack of one tile: its K images added in double, rounded to float.
+std::vector<float> local_tile(const Field& f, int rank, int k) {
+  std::vector<double> acc(f.rows * f.cols, 0.0);
+  for (int j = 0; j < k; ++j) {
+    const float* img = f.image((static_cast<size_t>(rank) * k + j) % f.images);
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] += img[i];
+  }
+  return std::vector<float>(acc.begin(), acc.end());
+}
+
+// Index into a tile of n for coordinate i of the tiled image: mirrored repetition.
+size_t reflect(size_t i, size_t n) {
+  const size_t m = i % (2 * n);
+  return m < n ? m : 2 * n - 1 - m;
+}
+
+template <class T>
+void tile_to(const std::vector<T>& tile, size_t rows, size_t cols, size_t height, size_t width, std::vector<T>* out) {
+  out->resize(height * width);
+  for (size_t y = 0; y < height; ++y) {
+    const T* src = tile.data() + reflect(y, rows) * cols;
+    T* dst = out->data() + y * width;
+    for (size_t x = 0; x < width; ++x) dst[x] = src[reflect(x, cols)];
+  }
+}
+
+// Slowest rank's time of each call; the median over the timed calls.
+template <class Call>
+double time_calls(const Options& o, Call&& call) {
+  std::vector<double> t;
+  for (int i = 0; i < o.warmup + o.iters; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    const bool ok = call();
+    // Every rank learns of a failure anywhere, so that none waits in a later collective.
+    double mine[2] = {MPI_Wtime() - t0, ok ? 0.0 : 1.0}, worst[2];
+    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (worst[1] > 0) return -1;
+    if (i >= o.warmup) t.push_back(worst[0]);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Quality {
+  double max_err = 0, mean_err = 0, rmse = 0, psnr_db = INFINITY, nrmse = 0, worst_over_bound = 0;
+};
+
+// result against the exact stack (ref, tiled from its tile), with the per-pixel bound.
+Quality compare(const std::vector<float>& result, const std::vector<double>& ref_tile,
+                const std::vector<double>& abs_tile, const Field& f, const Options& o, int ranks, double eb_abs) {
+  Quality q;
+  double lo = INFINITY, hi = -INFINITY, sum = 0, sq = 0;
+  const double u = std::ldexp(1.0, -24);
+  for (size_t y = 0; y < o.height; ++y) {
+    const size_t ty = reflect(y, f.rows) * f.cols;
+    for (size_t x = 0; x < o.width; ++x) {
+      const size_t t = ty + reflect(x, f.cols);
+      const double ref = ref_tile[t], e = static_cast<double>(result[y * o.width + x]) - ref;
+      lo = std::min(lo, ref);
+      hi = std::max(hi, ref);
+      sum += e;
+      sq += e * e;
+      q.max_err = std::max(q.max_err, std::fabs(e));
+      const double bound = ranks * eb_abs + ranks * u * abs_tile[t];
+      if (bound > 0) q.worst_over_bound = std::max(q.worst_over_bound, std::fabs(e) / bound);
+      else if (e != 0) q.worst_over_bound = INFINITY;
+    }
+  }
+  const double n = static_cast<double>(o.width * o.height);
+  q.mean_err = sum / n;
+  q.rmse = std::sqrt(sq / n);
+  const double range = hi - lo;
+  q.nrmse = range > 0 ? q.rmse / range : 0;
+  q.psnr_db = q.rmse > 0 && range > 0 ? 20 * std::log10(range / q.rmse) : INFINITY;
+  return q;
+}
+
+// One tile of a stack, as a picture: grey over the exact stack's range, enlarged by an
+// integer factor so that small tiles are visible.
+struct Picture {
+  unsigned scale, width, height;
+  explicit Picture(const Field& f)
+      : scale(static_cast<unsigned>(std::max<size_t>(1, (512 + std::max(f.rows, f.cols) - 1) /
+                                                           std::max(f.rows, f.cols)))),
+        width(static_cast<unsigned>(f.cols) * scale),
+        height(static_cast<unsigned>(f.rows) * scale) {}
+
+  template <class Pixel>
+  std::vector<uint8_t> render(const Field& f, unsigned channels, Pixel&& pixel) const {
+    std::vector<uint8_t> px(static_cast<size_t>(width) * height * channels);
+    for (unsigned y = 0; y < height; ++y)
+      for (unsigned x = 0; x < width; ++x) pixel((y / scale) * f.cols + x / scale, &px[(y * width + x) * channels]);
+    return px;
+  }
+};
+
+uint8_t to_byte(double t) { return static_cast<uint8_t>(std::lround(255 * std::clamp(t, 0.0, 1.0))); }
+
+bool write_pictures(const Options& o, const Field& f, const std::vector<float>& zc,
+                    const std::vector<double>& ref_tile, const std::vector<double>& abs_tile, int ranks,
+                    double eb_abs, std::string* names) {
+  const Picture pic(f);
+  const auto [lo_it, hi_it] = std::minmax_element(ref_tile.begin(), ref_tile.end());
+  const double lo = *lo_it, span = *hi_it > *lo_it ? *hi_it - *lo_it : 1.0;
+  // The tile's pixels in zcoll's result are the top-left tile of the image (reflection
+  // leaves the first tile as it is).
+  auto result_at = [&](size_t t) { return static_cast<double>(zc[(t / f.cols) * o.width + t % f.cols]); };
+  const double u = std::ldexp(1.0, -24);
+  const std::string exact = o.out + "/stack_exact.png", zcoll = o.out + "/stack_zcoll.png",
+                    error = o.out + "/stack_error.png";
+  *names = exact + " " + zcoll + " " + error;
+  return write_png(exact, pic.render(f, 1, [&](size_t t, uint8_t* p) { *p = to_byte((ref_tile[t] - lo) / span); }),
+                   pic.width, pic.height, 1) &&
+         write_png(zcoll, pic.render(f, 1, [&](size_t t, uint8_t* p) { *p = to_byte((result_at(t) - lo) / span); }),
+                   pic.width, pic.height, 1) &&
+         // Error over its bound: blue below zero, red above, white where it is 0.
+         write_png(error,
+                   pic.render(f, 3,
+                              [&](size_t t, uint8_t* p) {
+                                const double bound = ranks * eb_abs + ranks * u * abs_tile[t];
+                                const double e = bound > 0 ? (result_at(t) - ref_tile[t]) / bound : 0;
+                                const uint8_t fade = to_byte(1 - std::fabs(e));
+                                p[0] = e < 0 ? fade : 255;
+                                p[1] = fade;
+                                p[2] = e > 0 ? fade : 255;
+                              }),
+                   pic.width, pic.height, 3);
+}
+
+int run(const Options& o, int rank, int ranks) {
+  Field f;
+  std::string err;
+  if (!load_field(o.field, &f, &err)) {
+    if (rank == 0) std::fprintf(stderr, "zcoll-image-stacking: %s\n", err.c_str());
+    return 1;
+  }
+  const int k = o.images_per_rank ? o.images_per_rank : std::max<int>(1, static_cast<int>(f.images) / ranks);
+  const bool distinct = static_cast<size_t>(k) * ranks <= f.images;
+
+  std::vector<float> image;
+  tile_to(local_tile(f, rank, k), f.rows, f.cols, o.height, o.width, &image);
+  const int count = static_cast<int>(image.size());
+  std::vector<float> mpi_stack(image.size()), zcoll_stack(image.size());
+
+  zcoll_config cfg;
+  zcoll_config_init(&cfg);
+  cfg.codec.eb_mode = o.eb_mode;
+  cfg.codec.eb = o.eb;
+  cfg.codec.threads = o.threads;
+  zcoll_comm zc = nullptr;
+  int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+  if (rc) {
+    if (rank == 0) std::fprintf(stderr, "zcoll_comm_create: %s\n", zcoll_strerror(rc));
+    return 1;
+  }
+  const double t_mpi = time_calls(o, [&] {
+    return MPI_Allreduce(image.data(), mpi_stack.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+  });
+  const double t_zcoll = time_calls(o, [&] {
+    rc = zcoll_allreduce(image.data(), zcoll_stack.data(), count, MPI_FLOAT, MPI_SUM, zc);
+    return rc == ZCOLL_SUCCESS;
+  });
+  zcoll_stats st{};
+  zcoll_last_stats(zc, &st);
+  zcoll_comm_free(&zc);
+  if (t_zcoll < 0 || t_mpi < 0) {
+    if (rc) std::fprintf(stderr, "rank %d: zcoll_allreduce: %s\n", rank, zcoll_strerror(rc));
+    return 1;
+  }
+  // Compression ratio over all ranks: raw bytes sent / bytes on the wire.
+  double bytes[2] = {static_cast<double>(st.raw_bytes), static_cast<double>(st.wire_bytes)}, total[2];
+  MPI_Reduce(bytes, total, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank != 0) return 0;
+
+  // The exact stack and the sum of magnitudes (for the rounding allowance), one tile.
+  std::vector<double> ref_tile(f.rows * f.cols, 0.0), abs_tile(ref_tile.size(), 0.0);
+  for (int r = 0; r < ranks; ++r) {
+    const std::vector<float> t = local_tile(f, r, k);
+    for (size_t i = 0; i < t.size(); ++i) {
+      ref_tile[i] += t[i];
+      abs_tile[i] += std::fabs(static_cast<double>(t[i]));
+    }
+  }
+  const double eb_abs = st.eb_abs;
+  const Quality qz = compare(zcoll_stack, ref_tile, abs_tile, f, o, ranks, eb_abs);
+  const Quality qm = compare(mpi_stack, ref_tile, abs_tile, f, o, ranks, eb_abs);
+  const double ratio = total[1] > 0 ? total[0] / total[1] : 0;
+  std::string pngs;
+  std::error_code mkdir_error;
+  std::filesystem::create_directories(o.out, mkdir_error);
+  const bool pictures = write_pictures(o, f, zcoll_stack, ref_tile, abs_tile, ranks, eb_abs, &pngs);
+  const bool within = st.compressed && qz.worst_over_bound <= 1.0;
+
+  const double mib = static_cast<double>(image.size()) * sizeof(float) / (1 << 20);
+  if (o.json) {
+    std::printf(
+        "{\"app\":\"image_stacking\",\"field\":\"%s\",\"ranks\":%d,\"images_per_rank\":%d,\"width\":%zu,"
+        "\"height\":%zu,\"mib_per_rank\":%.1f,\"link\":\"%s\",\"eb_mode\":\"%s\",\"eb\":%g,\"eb_abs\":%.9g,"
+        "\"time_mpi_s\":%.6f,\"time_zcoll_s\":%.6f,\"speedup_vs_mpi\":%.4f,\"ratio\":%.4f,\"psnr_db\":%.3f,"
+        "\"nrmse\":%.6g,\"max_abs_err\":%.9g,\"mean_err\":%.6g,\"max_err_over_bound\":%.6f,"
+        "\"mpi_max_abs_err\":%.9g,\"within_bound\":%s}\n",
+        f.name.c_str(), ranks, k, o.width, o.height, mib, o.link.c_str(), o.eb_mode == ZCOLL_EB_REL ? "rel" : "abs",
+        o.eb, eb_abs, t_mpi, t_zcoll, t_mpi / t_zcoll, ratio, qz.psnr_db, qz.nrmse, qz.max_err, qz.mean_err,
+        qz.worst_over_bound, qm.max_err, within ? "true" : "false");
+  } else {
+    std::printf("image stacking: %s, %zu images of %zux%zu; %d ranks x %d images each%s\n", f.name.c_str(), f.images,
+                f.rows, f.cols, ranks, k, distinct ? "" : " (more than the field has: some repeat)");
+    std::printf("  each rank's stack tiled by reflection to %zux%zu float (%.1f MiB per rank)\n", o.width, o.height,
+                mib);
+    std::printf("  link: %s\n", o.link.c_str());
+    std::printf("  eb: %s %g -> eb_abs %.6g per input; guaranteed |stack - exact| <= %d x eb_abs (+ float rounding)\n",
+                o.eb_mode == ZCOLL_EB_REL ? "REL" : "ABS", o.eb, eb_abs, ranks);
+    std::printf("\n  %-16s %9s %8s %7s %11s %9s %10s %12s\n", "", "time_s", "speedup", "ratio", "max_err",
+                "PSNR_dB", "NRMSE", "err/bound");
+    std::printf("  %-16s %9.4f %8.2f %7.2f %11.4g %9.2f %10.3g %12s\n", "MPI_Allreduce", t_mpi, 1.0, 1.0, qm.max_err,
+                qm.psnr_db, qm.nrmse, "-");
+    std::printf("  %-16s %9.4f %8.2f %7.2f %11.4g %9.2f %10.3g %12.4f\n", "zcoll_allreduce", t_zcoll,
+                t_mpi / t_zcoll, ratio, qz.max_err, qz.psnr_db, qz.nrmse, qz.worst_over_bound);
+    std::printf("\n  times: median of %d calls after %d warm-up, slowest rank; errors against the exact stack\n",
+                o.iters, o.warmup);
+    std::printf("  (sum of the ranks' float images in double); MPI's error is its own float rounding.\n");
+    if (o.link.find("shared memory") != std::string::npos)
+      std::printf("  NOTE: shared memory is not a network; the speedup here says nothing about one.\n");
+    std::printf("  pictures (one tile, x%u): %s\n", Picture(f).scale, pictures ? pngs.c_str() : "NOT WRITTEN");
+  }
+  if (!st.compressed) std::fprintf(stderr, "zcoll-image-stacking: zcoll did not compress (message too small?)\n");
+  if (!within) std::fprintf(stderr, "zcoll-image-stacking: FAILED: a pixel is outside the guaranteed bound\n");
+  if (!pictures) std::fprintf(stderr, "zcoll-image-stacking: cannot write the PNGs into %s\n", o.out.c_str());
+  return within && pictures ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const Options o = parse(argc, argv);
+  int rc = run(o, rank, ranks);
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}

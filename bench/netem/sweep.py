@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Sweep the compressed collectives over emulated networks, then plot the results.
+
+For every rate and rank count asked for, and every op, one launch of bench/netem/run.sh runs
+`zcoll-bench coll` across network namespaces with every size x algorithm x thread count of
+that op (zcoll-bench takes lists, so the link is set up and checked once per launch). Each
+result is one JSON line (zcoll-bench's keys plus rate, link_ranks and launch) appended to
+OUT/results.jsonl. `--plot-only` redraws the plots from an existing results.jsonl.
+
+Plots (OUT/*.png), in the style of seed 000's figures 12-15:
+  speedup_<rate>_np<N>.png     speedup over plain MPI against message size, one panel per op,
+                               one line per algorithm
+  breakdown_<rate>_np<N>.png   the largest size's time per algorithm, split into compression,
+                               communication, reduction, decompression and other (the call's
+                               median time less the parts, which are the last call's, slowest
+                               rank per part, so the split is approximate)
+
+Needs root (network namespaces). Example (the defaults):
+  sudo .venv/bin/python bench/netem/sweep.py --build build-mpich --out docs/netem \\
+      --rates 1gbit,10gbit --ranks 2 --sizes 4M,16M,64M,256M
+The --ranks list may pair a rank count with its own rate: `--extra 4@500mbit`.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+OPS = ["allgather", "bcast", "scatter", "allreduce", "reduce_scatter", "reduce"]
+
+
+def default_input():
+    shared = os.path.join(ROOT, "..", "shared", "datasets", "nyx_phigrav_128x128x128.f64")
+    return shared if os.path.exists(shared) else os.path.join(ROOT, "data", "turb_wmag_91x91x91.f32")
+
+
+def launches(args):
+    """(rate, ranks) pairs: every rate with every --ranks, plus the --extra pairs."""
+    pairs = [(r, n) for r in args.rates.split(",") for n in (int(x) for x in args.ranks.split(","))]
+    for item in filter(None, args.extra.split(",")):
+        n, r = item.split("@")
+        pairs.append((r, int(n)))
+    return pairs
+
+
+def run_sweep(args, out_jsonl):
+    bench = os.path.join(os.path.abspath(args.build), "bench", "zcoll-bench")
+    if not os.access(bench, os.X_OK):
+        sys.exit(f"sweep: {bench} not built")
+    cores = os.cpu_count() or 1
+    failures = 0
+    for rate, ranks in launches(args):
+        # Multi-thread compression only where each rank has cores of its own to spare.
+        threads = sorted({1, max(1, cores // ranks)})
+        for op in args.ops.split(","):
+            cmd = ["bash", os.path.join(HERE, "run.sh"), "--rate", rate, "--ranks", str(ranks), "--mpi", args.mpi,
+                   "--timeout", str(args.timeout), "--", bench, "coll", "--op", op, "--input", args.input,
+                   "--eb-mode", "rel", "--eb", str(args.eb), "--bytes", args.sizes, "--algo", args.algos,
+                   "--threads", ",".join(map(str, threads)), "--iters", str(args.iters), "--warmup",
+                   str(args.warmup), "--json"]
+            print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
+            t0 = time.time()
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+            got = 0
+            with open(out_jsonl, "a") as f:
+                for line in proc.stdout.splitlines():
+                    if not line.startswith("{"):
+                        continue
+                    rec = json.loads(line)
+                    rec.update(rate=rate, link_ranks=ranks, launch=time.strftime("%Y-%m-%dT%H:%M:%S"))
+                    f.write(json.dumps(rec) + "\n")
+                    got += 1
+            print(f"sweep: {rate} np{ranks} {op}: {got} results, exit {proc.returncode}, "
+                  f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+            failures += proc.returncode != 0
+    return failures
+
+
+def label(rec):
+    return rec["algo"] + (f" ({rec['threads']} thr)" if rec.get("threads", 1) != 1 else "")
+
+
+def plot(out_dir, out_jsonl):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    recs = [json.loads(l) for l in open(out_jsonl) if l.strip()]
+    groups = {}
+    for r in recs:
+        groups.setdefault((r["rate"], r["link_ranks"]), []).append(r)
+    written = []
+    for (rate, ranks), rs in sorted(groups.items()):
+        ops = [op for op in OPS if any(r["op"] == op for r in rs)]
+        fig, axes = plt.subplots(1, len(ops), figsize=(3.2 * len(ops), 3.2), squeeze=False)
+        for ax, op in zip(axes[0], ops):
+            lines = {}
+            for r in rs:
+                if r["op"] == op and r["algo"] != "mpi":
+                    lines.setdefault(label(r), []).append((r["bytes_per_rank"] / 2**20, r["speedup_vs_mpi"]))
+            for name, pts in sorted(lines.items()):
+                pts.sort()
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+            ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+            ax.set_xscale("log", base=2)
+            ax.set_title(op)
+            ax.set_xlabel("MiB per rank")
+        axes[0][0].set_ylabel("speedup over plain MPI")
+        axes[0][-1].legend(fontsize=7)
+        fig.suptitle(f"{ranks} ranks, {rate} emulated link, REL 1e-4")
+        fig.tight_layout()
+        path = os.path.join(out_dir, f"speedup_{rate}_np{ranks}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+        fig, axes = plt.subplots(1, len(ops), figsize=(3.2 * len(ops), 3.4), squeeze=False)
+        parts = [("t_compress_s", "compression"), ("t_comm_s", "communication"), ("t_reduce_s", "reduction"),
+                 ("t_decompress_s", "decompression")]
+        for ax, op in zip(axes[0], ops):
+            sel = [r for r in rs if r["op"] == op]
+            big = max(r["bytes_per_rank"] for r in sel)
+            sel = sorted((r for r in sel if r["bytes_per_rank"] == big), key=label)
+            names = [label(r) for r in sel]
+            bottom = [0.0] * len(sel)
+            for key, name in parts:
+                vals = [r.get(key, 0.0) if r["algo"] != "mpi" else (r["time_s"] if key == "t_comm_s" else 0.0)
+                        for r in sel]
+                ax.bar(names, vals, bottom=bottom, label=name)
+                bottom = [b + v for b, v in zip(bottom, vals)]
+            other = [max(0.0, r["time_s"] - b) for r, b in zip(sel, bottom)]
+            ax.bar(names, other, bottom=bottom, label="other")
+            ax.set_title(f"{op}, {big / 2**20:.0f} MiB")
+            ax.tick_params(axis="x", rotation=60, labelsize=7)
+        axes[0][0].set_ylabel("seconds")
+        axes[0][-1].legend(fontsize=7)
+        fig.suptitle(f"time breakdown, {ranks} ranks, {rate}")
+        fig.tight_layout()
+        path = os.path.join(out_dir, f"breakdown_{rate}_np{ranks}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build-mpich"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "netem"))
+    ap.add_argument("--rates", default="1gbit,10gbit")
+    ap.add_argument("--ranks", default="2")
+    ap.add_argument("--extra", default="", help="more rank@rate launches, e.g. 4@500mbit")
+    ap.add_argument("--ops", default=",".join(OPS))
+    ap.add_argument("--algos", default="mpi,cprp2p,zcoll")
+    ap.add_argument("--sizes", default="4M,16M,64M,256M")
+    ap.add_argument("--input", default=default_input())
+    ap.add_argument("--eb", type=float, default=1e-4)
+    ap.add_argument("--iters", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--mpi", default="mpich", choices=["mpich", "openmpi"])
+    ap.add_argument("--timeout", type=int, default=3000, help="seconds per launch")
+    ap.add_argument("--plot-only", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    out_jsonl = os.path.join(args.out, "results.jsonl")
+    failures = 0
+    if not args.plot_only:
+        failures = run_sweep(args, out_jsonl)
+    for p in plot(args.out, out_jsonl):
+        print(f"sweep: wrote {p}", file=sys.stderr)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
