@@ -72,7 +72,7 @@ namespace {
 const char* const kUsage =
     "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE\n"
     "           [--dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
-    "           [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|ring|recursive-doubling|\n"
+    "           [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|c-coll|ring|recursive-doubling|\n"
     "                   bruck|binomial|scatter-allgather|pairwise]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
     "           [--root R] [--json]\n"
@@ -81,7 +81,8 @@ const char* const kUsage =
     "  --input FILE   raw little-endian field; dtype from --dtype or the .f32/.f64 suffix\n"
     "  --eb-mode/--eb error bound (default rel 1e-4); for the reductions, of each rank's input\n"
     "  --algo         mpi = plain MPI only; zcoll = zcoll's automatic choice; cprp2p = compress\n"
-    "                 before every send (baseline); zcoll-homomorphic / zcoll-doc = automatic\n"
+    "                 before every send (baseline); c-coll = zcoll's algorithms with the szx\n"
+    "                 codec and DOC reductions (the C-Coll baseline); zcoll-homomorphic / zcoll-doc = automatic\n"
     "                 algorithm, reductions combining compressed integers / decompress-operate-\n"
     "                 compress at every step; the others force that zcoll algorithm\n"
     "                 (recursive-doubling: allreduce) (default zcoll)\n"
@@ -133,6 +134,7 @@ bool is_reduction(Op op) { return op == Op::ReduceScatter || op == Op::Allreduce
 struct Algo {
   int algorithm = ZCOLL_ALGO_AUTO;
   int reduction = ZCOLL_REDUCTION_AUTO;
+  int codec = ZCOLL_CODEC_FZL;
 };
 
 int g_rank = 0, g_size = 1;
@@ -248,10 +250,13 @@ MPI_Op mpi_op(RedOp op) { return op == RedOp::Min ? MPI_MIN : op == RedOp::Max ?
 
 // --algo -> zcoll_algorithm and zcoll_reduction; "mpi" = plain MPI only (no zcoll run).
 bool parse_algo(const std::string& s, Algo* algo) {
+  // c-coll: the C-Coll design, zcoll's frameworks with an SZx-class codec, reductions
+  // decompress-operate-compress as C-Coll's.
   static const struct {
     const char* name;
-    int algo, reduction;
+    int algo, reduction, codec = ZCOLL_CODEC_FZL;
   } table[] = {{"mpi", ZCOLL_ALGO_MPI, ZCOLL_REDUCTION_AUTO},
+               {"c-coll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC, ZCOLL_CODEC_SZX},
                {"zcoll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
                {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
                {"zcoll-homomorphic", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_HOMOMORPHIC},
@@ -267,6 +272,7 @@ bool parse_algo(const std::string& s, Algo* algo) {
     if (s == t.name) {
       algo->algorithm = t.algo;
       algo->reduction = t.reduction;
+      algo->codec = t.codec;
       return true;
     }
   return false;
@@ -708,6 +714,7 @@ int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Res
     cfg.codec.threads = o.threads;
     cfg.algorithm = algo.algorithm;
     cfg.reduction = algo.reduction;
+    cfg.codec.codec = algo.codec;
     zcoll_comm zc = nullptr;
     rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
     int worst = rc;

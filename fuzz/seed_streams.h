@@ -23,10 +23,11 @@ struct SeedStream {
 template <class T>
 inline bool seed_compress(std::vector<SeedStream>* out, const std::string& name, const std::vector<T>& in,
                           double eb, int mode, size_t chunk_len, int ndims = 0, size_t d0 = 0, size_t d1 = 0,
-                          size_t d2 = 0) {
+                          size_t d2 = 0, int codec = ZCOLL_CODEC_FZL) {
   const zcoll_dtype dt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
   zcoll_codec_params p;
   zcoll_codec_params_init(&p);
+  p.codec = codec;
   p.eb = eb;
   p.eb_mode = mode;
   p.chunk_len = chunk_len;
@@ -63,16 +64,17 @@ inline bool make_seed_streams(std::vector<SeedStream>* out) {
   std::memcpy(&fsnan, &snan32, 4);
   std::memcpy(&dsnan, &snan64, 8);
 
+  std::vector<float> f32_mixed;  // quiet and signalling NaN, a huge value, +-Inf
   {
     auto d = normal(100, 10, 2);
-    std::vector<float> v(d.begin(), d.end());
-    v[3] = fnan;
-    v[17] = fsnan;
-    v[40] = 1e30f;
-    v[41] = -finf;
-    v[99] = finf;
-    ok &= seed_compress(out, "f32_100_mixed_c32", v, 1e-3, ZCOLL_EB_ABS, 32);
+    f32_mixed.assign(d.begin(), d.end());
+    f32_mixed[3] = fnan;
+    f32_mixed[17] = fsnan;
+    f32_mixed[40] = 1e30f;
+    f32_mixed[41] = -finf;
+    f32_mixed[99] = finf;
   }
+  ok &= seed_compress(out, "f32_100_mixed_c32", f32_mixed, 1e-3, ZCOLL_EB_ABS, 32);
   {
     auto v = normal(100, -5, 1);
     v[7] = dsnan;
@@ -132,6 +134,26 @@ inline bool make_seed_streams(std::vector<SeedStream>* out) {
     auto v = normal(500, 1, 1e-3);
     ok &= seed_compress(out, "f64_500_smooth_c96", v, 1e-7, ZCOLL_EB_ABS, 96, 2, 20, 25);
   }
+  // The linear-predictor codecs: misses, NaN/Inf, lpbyte's stored values, lpbit's escapes
+  // and wide exponent codes, one chunk of four lanes (2048 values and more).
+  // szx: constant, truncated and raw blocks.
+  for (int codec : {ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX}) {
+    const std::string c = codec == ZCOLL_CODEC_LPBYTE ? "lpbyte" : codec == ZCOLL_CODEC_LPBIT ? "lpbit" : "szx";
+    ok &= seed_compress(out, c + "_f32_100_mixed_c32", f32_mixed, 1e-3, ZCOLL_EB_ABS, 32, 0, 0, 0, 0, codec);
+    {
+      std::vector<double> v(300);
+      for (size_t i = 0; i < v.size(); ++i) v[i] = 100 * std::sin(0.05 * i) + 0.01 * nd(g);
+      v[7] = dsnan;
+      v[150] = 1e300;
+      v[151] = -0.0;
+      ok &= seed_compress(out, c + "_f64_300_sine_rel_c64", v, 1e-4, ZCOLL_EB_REL, 64, 0, 0, 0, 0, codec);
+    }
+    {
+      std::vector<float> v(2100);
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::cos(0.02 * i) * 50 + 0.1 * nd(g));
+      ok &= seed_compress(out, c + "_f32_2100_lanes", v, 1e-2, ZCOLL_EB_ABS, 0, 0, 0, 0, 0, codec);
+    }
+  }
   return ok;
 }
 
@@ -164,6 +186,10 @@ inline void make_roundtrip_seeds(std::vector<SeedStream>* out) {
   add("rt_f32_abs_3d", {0x0c, 2, 30, 128, 3, 3}, false, 320, 1);   // eb 3, 3-D 20x4x4
   add("rt_f64_abs_nan", {0x11, 3, 24, 0, 0, 0}, true, 257, 2);     // eb 1e-6, 2 threads
   add("rt_f32_rel_nan_3d", {0x3e, 0, 28, 0, 1, 2}, false, 300, 2); // REL 1e-2, 3-D 50x2x3, 4 threads
+  add("rt_f32_lpbyte", {0x40, 0, 27, 0, 0, 0}, false, 300, 2);     // lpbyte, eb 1e-3
+  add("rt_f64_lpbit_rel", {0x83, 3, 26, 0, 0, 0}, true, 300, 0);   // lpbit, REL 1e-4
+  add("rt_f32_szx_nan", {0xc0, 0, 27, 0, 0, 0}, false, 300, 2);    // szx, eb 1e-3
+  add("rt_f64_szx_rel", {0xc3, 3, 26, 0, 0, 0}, true, 300, 0);     // szx, REL 1e-4
 }
 
 }  // namespace zcoll_fuzz

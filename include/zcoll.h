@@ -52,7 +52,9 @@ enum zcoll_error {
   ZCOLL_ERR_MISMATCH = 7,        /* stream is valid but its dtype or count differs from the call */
   ZCOLL_ERR_NO_MEMORY = 8,       /* allocation failed */
   ZCOLL_ERR_MPI = 9,             /* an MPI call failed */
-  ZCOLL_ERR_INTERNAL = 10        /* a bug in zcoll: please report it */
+  ZCOLL_ERR_INTERNAL = 10,       /* a bug in zcoll: please report it */
+  ZCOLL_ERR_TRUNCATE = 11        /* point-to-point: message longer than the receive buffer
+                                    (status MPI_ERROR = MPI_ERR_TRUNCATE) */
 };
 
 /* A static, human-readable message for an error code (never NULL). */
@@ -86,8 +88,15 @@ typedef enum zcoll_eb_mode {
  */
 
 typedef enum zcoll_codec_id {
-  ZCOLL_CODEC_FZL = 1 /* rounding quantizer + Lorenzo + 32-value fixed-length blocks */
+  ZCOLL_CODEC_FZL = 1,    /* rounding quantizer + Lorenzo + 32-value fixed-length blocks */
+  ZCOLL_CODEC_LPBYTE = 2, /* best of 4 linear predictors, one code byte per value (Hu & Koibuchi) */
+  ZCOLL_CODEC_LPBIT = 3,  /* best of 4 linear predictors, 3-bit hits, cut residuals (Hu & Koibuchi) */
+  ZCOLL_CODEC_SZX = 4     /* SZx class: constant blocks, truncated residuals, XOR leading bytes
+                             (the codec of the C-Coll baseline) */
 } zcoll_codec_id;
+/* Every codec keeps the same guarantee, stream container, chunk and thread rules and
+ * error handling. lpbyte, lpbit and szx work in array order: a shape hint (ndims/dims) is
+ * recorded in the stream but not used. Only fzl streams can be combined (zcoll_combine). */
 
 /*
  * Compression parameters. Initialise with zcoll_codec_params_init() and then
@@ -184,7 +193,8 @@ int zcoll_decompress(const void *in, size_t in_size, zcoll_dtype dtype,
  *    inputs, plus the element type's rounding of the sum.
  * out must not overlap a or b; zcoll_codec_bound(count, dtype) bytes always suffice.
  * ZCOLL_ERR_MISMATCH if the streams differ in dtype, count, eb_abs, chunk length or
- * shape; ZCOLL_ERR_CORRUPT if either fails validation; ZCOLL_ERR_ARG for an unknown op.
+ * shape; ZCOLL_ERR_CORRUPT if either fails validation; ZCOLL_ERR_ARG for an unknown op;
+ * ZCOLL_ERR_CODEC if either is not an fzl stream (lpbyte and lpbit do not combine).
  * threads: 0 = the OpenMP default. The result is the same for any thread count.
  */
 typedef enum zcoll_op {
@@ -245,9 +255,11 @@ typedef enum zcoll_algorithm {
 
 /* How the reductions (reduce_scatter, allreduce, reduce) combine compressed data. */
 typedef enum zcoll_reduction {
-  ZCOLL_REDUCTION_AUTO = 0,        /* homomorphic */
+  ZCOLL_REDUCTION_AUTO = 0,        /* homomorphic with the fzl codec, DOC with the others */
   ZCOLL_REDUCTION_HOMOMORPHIC = 1, /* each input compressed once; partial results combined
-                                      as integers (zcoll_combine); decompressed once */
+                                      as integers (zcoll_combine); decompressed once.
+                                      fzl only: zcoll_comm_create gives ZCOLL_ERR_CODEC
+                                      with another codec */
   ZCOLL_REDUCTION_DOC = 2          /* decompress-operate-compress at every ring step,
                                       pipelined in pieces with the transfers */
 } zcoll_reduction;
@@ -260,7 +272,7 @@ typedef enum zcoll_bound_target {
 } zcoll_bound_target;
 
 typedef struct zcoll_config {
-  zcoll_codec_params codec; /* eb_mode, eb, threads, chunk_len (ndims/dims are ignored) */
+  zcoll_codec_params codec; /* codec, eb_mode, eb, threads, chunk_len (ndims/dims are ignored) */
   size_t min_bytes;         /* messages smaller than this (bytes per rank) use plain MPI;
                                default ZCOLL_DEFAULT_MIN_BYTES */
   int algorithm;            /* zcoll_algorithm, default AUTO. MPI and CPRP2P apply to every
@@ -277,7 +289,9 @@ typedef struct zcoll_comm_s *zcoll_comm;
 void zcoll_config_init(zcoll_config *config);
 
 /* Collective over comm (duplicates it). Fails with ZCOLL_ERR_ARG on every rank, before
- * any communication, for MPI_COMM_NULL or an invalid configuration (eb <= 0, ...). */
+ * any communication, for MPI_COMM_NULL or an invalid configuration (eb <= 0, ...), and
+ * with ZCOLL_ERR_CODEC for an unknown codec or ZCOLL_REDUCTION_HOMOMORPHIC with a codec
+ * other than fzl. */
 int zcoll_comm_create(MPI_Comm comm, const zcoll_config *config, zcoll_comm *zcomm);
 /* Collective. Frees the duplicate and the buffers; *zcomm becomes NULL. */
 int zcoll_comm_free(zcoll_comm *zcomm);
@@ -364,7 +378,8 @@ int zcoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int zcoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, zcoll_comm comm);
 
-/* What the last collective on this communicator did, as seen by this rank. */
+/* What the last collective (or zcoll_send/zcoll_isend, see point-to-point) on this
+ * communicator did, as seen by this rank. */
 typedef struct zcoll_stats {
   int compressed;       /* 1 if the compressed path ran, 0 if plain MPI */
   int algorithm;        /* zcoll_algorithm that ran */
@@ -378,6 +393,87 @@ typedef struct zcoll_stats {
                            t_comm is the call's time less the other three. */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
+
+/* ========================================================== point-to-point
+ *
+ * MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Wait, MPI_Test and MPI_Waitall with MPI's
+ * arguments and semantics, on a zcoll_comm. Messages carry the caller's tag on a
+ * duplicate of its communicator that nothing else uses, so they never match the
+ * application's own MPI traffic or zcoll's collectives. Every zcoll message is exactly
+ * one MPI message, so matching by source and tag (MPI_ANY_SOURCE, MPI_ANY_TAG,
+ * MPI_PROC_NULL) and MPI's non-overtaking order hold as in MPI.
+ *
+ * Compression: an MPI_FLOAT or MPI_DOUBLE message of at least config.min_bytes is
+ * compressed by the sender with config.codec (codec, eb_mode, eb, threads; a REL bound
+ * resolves from the sender's own message). Every element received is within that eb_abs
+ * of the sender's value (the codec's guarantee; NaN and Inf bit for bit). Smaller float
+ * messages and every other datatype, derived types included, arrive bit-exact;
+ * config.algorithm does not apply. A float message travels as MPI_BYTE behind a 16-byte
+ * envelope (raw or compressed, element type, element count). So a message sent as
+ * MPI_FLOAT (MPI_DOUBLE) must be received as MPI_FLOAT (MPI_DOUBLE), and a message sent
+ * with any other datatype by a receive with neither of these; unlike plain MPI, a
+ * derived type made of floats does not match an MPI_FLOAT message.
+ * The receiver needs no handshake: a float receive posts one MPI_Irecv into a staging
+ * buffer that any message of at most count elements fits, and the values are unpacked
+ * into buf by the zcoll_wait/zcoll_test/zcoll_waitall that completes the request.
+ *
+ * Status: MPI_SOURCE, MPI_TAG and MPI_ERROR are set, and MPI_Get_count(status, datatype,
+ * &n) gives the number of (uncompressed) elements received. MPI_STATUS_IGNORE and
+ * MPI_STATUSES_IGNORE are accepted.
+ *
+ * Errors: ZCOLL_ERR_ARG, before any communication, for a NULL comm or request pointer,
+ * count < 0, MPI_DATATYPE_NULL, a NULL float buffer with count > 0, a rank outside the
+ * communicator (other than MPI_PROC_NULL, and MPI_ANY_SOURCE to receive), or a tag outside
+ * [0, MPI_TAG_UB] (other than MPI_ANY_TAG to receive). A message with more elements than
+ * the receive count gives ZCOLL_ERR_TRUNCATE and MPI_ERROR = MPI_ERR_TRUNCATE; nothing is
+ * written past the receive buffer, and a float receive leaves it unchanged. A float
+ * message that fails validation gives ZCOLL_ERR_CORRUPT (or ZCOLL_ERR_VERSION, or
+ * ZCOLL_ERR_MISMATCH for a message sent as the other float type) and MPI_ERROR =
+ * MPI_ERR_OTHER; buf then holds undefined values, within its count. An MPI failure gives
+ * ZCOLL_ERR_MPI and MPI's error code in MPI_ERROR. Either way the request is complete.
+ * MPICH 4.0 raises the errors of MPI_Wait and MPI_Test (a truncated receive) on
+ * MPI_COMM_WORLD's error handler, fatal by default, so during each MPI_Wait or MPI_Test
+ * that zcoll makes, the handlers of MPI_COMM_WORLD and MPI_COMM_SELF are
+ * MPI_ERRORS_RETURN; they are restored after.
+ *
+ * Nonblocking: zcoll_isend compresses (small float messages: copies) into a staging
+ * buffer before it returns, so the buffer of a float message may be reused as soon as
+ * zcoll_isend returns (stronger than MPI). For other datatypes MPI's rule applies: the
+ * buffer is MPI's until the request completes. zcoll_irecv posts the receive at once.
+ * zcoll_test makes progress. Completed requests are freed and set to ZCOLL_REQUEST_NULL;
+ * zcoll_wait and zcoll_test on ZCOLL_REQUEST_NULL succeed at once with an empty status
+ * (MPI_ANY_SOURCE, MPI_ANY_TAG, count 0), as in MPI. zcoll_waitall completes every request
+ * even when some fail and returns the error of the first failed one by index (each
+ * status's MPI_ERROR says which). Complete every request before zcoll_comm_free. A
+ * zcoll_comm and its requests are used by one thread at a time, and no other thread
+ * sets the error handler of MPI_COMM_WORLD or MPI_COMM_SELF meanwhile.
+ *
+ * zcoll_send and zcoll_isend set zcoll_last_stats to that send: compressed, eb_abs,
+ * raw_bytes, wire_bytes (envelope included), t_compress; algorithm is ZCOLL_ALGO_AUTO when
+ * compressed and ZCOLL_ALGO_MPI otherwise. Receives leave the stats alone.
+ *
+ * Extra memory: each outstanding float request holds one staging buffer. A receive's is
+ * zcoll_codec_bound(count, dtype) + 16 bytes (about the raw size of count elements; only
+ * the pages the message fills are touched); a compressed send's is the same for its
+ * count; a small float send's is its raw size + 16. A completed request's buffer goes to
+ * a pool in the zcoll_comm and the next request that fits reuses it, so a loop of
+ * sends and receives allocates only in its first iteration. The pool keeps at most the
+ * 64 largest buffers, until zcoll_comm_free. Past 2 GiB a receive's buffer is rounded up
+ * to whole MiB (MPI-3 counts are ints). Plus the codec's per-thread scratch.
+ */
+typedef struct zcoll_request_s *zcoll_request;
+#define ZCOLL_REQUEST_NULL ((zcoll_request)0)
+
+int zcoll_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, zcoll_comm comm);
+int zcoll_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, zcoll_comm comm,
+               MPI_Status *status);
+int zcoll_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, zcoll_comm comm,
+                zcoll_request *request);
+int zcoll_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, zcoll_comm comm,
+                zcoll_request *request);
+int zcoll_wait(zcoll_request *request, MPI_Status *status);
+int zcoll_test(zcoll_request *request, int *flag, MPI_Status *status);
+int zcoll_waitall(int count, zcoll_request requests[], MPI_Status statuses[]);
 
 #endif /* ZCOLL_CODEC_ONLY */
 

@@ -1,5 +1,6 @@
 // Corrupt input: truncations, single-bit flips, trailing garbage. Every one must
-// be rejected, and no call may write outside the output buffer.
+// be rejected, and no call may write outside the output buffer. Every test runs for
+// each codec (fzl, lpbyte, lpbit, szx).
 #include "test_util.h"
 
 #include <map>
@@ -15,26 +16,27 @@ struct Sample {
   std::vector<unsigned char> stream;
 };
 
-template <class T> Sample make(const std::string& name, const std::vector<T>& in, zcoll_codec_params p) {
+template <class T> Sample make(const std::string& name, const std::vector<T>& in, zcoll_codec_params p, int codec) {
+  p.codec = codec;
   Compressed c = compress(p, in);
   EXPECT_EQ(c.rc, ZCOLL_SUCCESS) << name;
   return {name, Dt<T>::value, in.size(), c.stream};
 }
 
-std::vector<Sample> small_samples() {
+std::vector<Sample> small_samples(int codec) {
   std::vector<Sample> v;
   {
     auto in = cast<float>(random_normal(100, 1, 10, 2));
     in[3] = std::numeric_limits<float>::quiet_NaN();
     in[40] = 1e30f;
     in[41] = -std::numeric_limits<float>::infinity();
-    v.push_back(make("f32_100_chunk32", in, params(1e-3, ZCOLL_EB_ABS, 32)));
+    v.push_back(make("f32_100_chunk32", in, params(1e-3, ZCOLL_EB_ABS, 32), codec));
   }
   {
     auto in = cast<double>(random_normal(100, 2, -5, 1));
     in[7] = from_bits<double>(0x7ff0000000000001ull);
     in[64] = 1e300;
-    v.push_back(make("f64_100_chunk32", in, params(1e-4, ZCOLL_EB_REL, 32)));
+    v.push_back(make("f64_100_chunk32", in, params(1e-4, ZCOLL_EB_REL, 32), codec));
   }
   {
     auto in = cast<double>(random_normal(4 * 5 * 6, 3));
@@ -43,23 +45,23 @@ std::vector<Sample> small_samples() {
     p.dims[0] = 4;
     p.dims[1] = 5;
     p.dims[2] = 6;
-    v.push_back(make("f64_3d_4x5x6", in, p));
+    v.push_back(make("f64_3d_4x5x6", in, p, codec));
   }
   {  // incompressible: stored raw
-    v.push_back(make("f32_raw_bits", random_finite_bits<float>(70, 4), params(1e-30, ZCOLL_EB_ABS, 32)));
+    v.push_back(make("f32_raw_bits", random_finite_bits<float>(70, 4), params(1e-30, ZCOLL_EB_ABS, 32), codec));
   }
-  v.push_back(make("f32_one_value", std::vector<float>{3.25f}, params(1e-3)));
-  v.push_back(make("f32_count0", std::vector<float>{}, params(1e-3)));
-  v.push_back(make("f64_count0", std::vector<double>{}, params(1e-3, ZCOLL_EB_REL)));
-  v.push_back(make("f64_const", std::vector<double>(65, 2.5), params(1e-3, ZCOLL_EB_ABS, 32)));
+  v.push_back(make("f32_one_value", std::vector<float>{3.25f}, params(1e-3), codec));
+  v.push_back(make("f32_count0", std::vector<float>{}, params(1e-3), codec));
+  v.push_back(make("f64_count0", std::vector<double>{}, params(1e-3, ZCOLL_EB_REL), codec));
+  v.push_back(make("f64_const", std::vector<double>(65, 2.5), params(1e-3, ZCOLL_EB_ABS, 32), codec));
   return v;
 }
 
-Sample big_sample() {
+Sample big_sample(int codec) {
   const auto& fields = available_fields();
   const Field& fl = load_field(fields.at(0), 50000);
   auto in = fl.spec.dtype == ZCOLL_FLOAT32 ? fl.f32 : cast<float>(fl.f64);
-  return make("field_" + fl.spec.name + "_50k", in, params(1e-4, ZCOLL_EB_REL, 4096));
+  return make("field_" + fl.spec.name + "_50k", in, params(1e-4, ZCOLL_EB_REL, 4096), codec);
 }
 
 bool in_set(int rc, std::initializer_list<int> s) {
@@ -142,10 +144,22 @@ void bit_flips(const Sample& s, const std::vector<size_t>& bits) {
   }
 }
 
+class Corrupt : public ::testing::TestWithParam<int> {};
+
+std::string codec_name(const ::testing::TestParamInfo<int>& i) {
+  return i.param == ZCOLL_CODEC_FZL      ? "fzl"
+         : i.param == ZCOLL_CODEC_LPBYTE ? "lpbyte"
+         : i.param == ZCOLL_CODEC_LPBIT  ? "lpbit"
+                                         : "szx";
+}
+
 }  // namespace
 
-TEST(Corrupt, SamplesAreValid) {
-  for (const auto& s : small_samples()) {
+INSTANTIATE_TEST_SUITE_P(Codecs, Corrupt, ::testing::Values(ZCOLL_CODEC_FZL, ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX),
+                         codec_name);
+
+TEST_P(Corrupt, SamplesAreValid) {
+  for (const auto& s : small_samples(GetParam())) {
     SCOPED_TRACE(s.name);
     Guarded out(s.count * esize(s.dtype));
     EXPECT_EQ(zcoll_decompress(s.stream.data(), s.stream.size(), s.dtype, out.data(), s.count, 1), ZCOLL_SUCCESS);
@@ -153,24 +167,24 @@ TEST(Corrupt, SamplesAreValid) {
   }
 }
 
-TEST(Corrupt, EveryTruncationSmall) {
-  for (const auto& s : small_samples()) {
+TEST_P(Corrupt, EveryTruncationSmall) {
+  for (const auto& s : small_samples(GetParam())) {
     std::vector<size_t> lens(s.stream.size());
     for (size_t i = 0; i < lens.size(); ++i) lens[i] = i;
     truncations(s, lens);
   }
 }
 
-TEST(Corrupt, EveryBitFlipSmall) {
-  for (const auto& s : small_samples()) {
+TEST_P(Corrupt, EveryBitFlipSmall) {
+  for (const auto& s : small_samples(GetParam())) {
     std::vector<size_t> bits(s.stream.size() * 8);
     for (size_t i = 0; i < bits.size(); ++i) bits[i] = i;
     bit_flips(s, bits);
   }
 }
 
-TEST(Corrupt, TruncationsBig) {
-  Sample s = big_sample();
+TEST_P(Corrupt, TruncationsBig) {
+  Sample s = big_sample(GetParam());
   const size_t n = s.stream.size();
   std::vector<size_t> lens;
   for (size_t i = 0; i < 512 && i < n; ++i) lens.push_back(i);
@@ -181,8 +195,8 @@ TEST(Corrupt, TruncationsBig) {
   truncations(s, lens);
 }
 
-TEST(Corrupt, BitFlipsBig) {
-  Sample s = big_sample();
+TEST_P(Corrupt, BitFlipsBig) {
+  Sample s = big_sample(GetParam());
   const size_t nbits = s.stream.size() * 8;
   std::vector<size_t> bits;
   for (size_t i = 0; i < 320 * 8 && i < nbits; ++i) bits.push_back(i);  // header and index
@@ -192,9 +206,9 @@ TEST(Corrupt, BitFlipsBig) {
   bit_flips(s, bits);
 }
 
-TEST(Corrupt, TrailingGarbage) {
-  std::vector<Sample> all = small_samples();
-  all.push_back(big_sample());
+TEST_P(Corrupt, TrailingGarbage) {
+  std::vector<Sample> all = small_samples(GetParam());
+  all.push_back(big_sample(GetParam()));
   std::mt19937_64 g(7);
   for (const auto& s : all) {
     for (size_t extra : {1, 3, 7, 8, 9, 64, 1000}) {
@@ -211,9 +225,9 @@ TEST(Corrupt, TrailingGarbage) {
 }
 
 // Random whole-byte damage and garbage that starts with a plausible header.
-TEST(Corrupt, ByteDamage) {
+TEST_P(Corrupt, ByteDamage) {
   std::mt19937_64 g(8);
-  std::vector<Sample> all = small_samples();
+  std::vector<Sample> all = small_samples(GetParam());
   for (const auto& s : all) {
     for (int it = 0; it < 300; ++it) {
       std::vector<unsigned char> t = s.stream;
@@ -245,8 +259,8 @@ TEST(Corrupt, ByteDamage) {
 }
 
 // A valid stream with the wrong count/dtype never writes past the buffer.
-TEST(Corrupt, MismatchWritesNothingOutside) {
-  for (const auto& s : small_samples()) {
+TEST_P(Corrupt, MismatchWritesNothingOutside) {
+  for (const auto& s : small_samples(GetParam())) {
     SCOPED_TRACE(s.name);
     for (size_t c : {s.count + 1, s.count + 100, s.count ? s.count - 1 : 0}) {
       if (c == s.count) continue;

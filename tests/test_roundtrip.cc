@@ -146,7 +146,8 @@ TYPED_TEST(RoundTrip, EbSweepAbs) {
   }
 }
 
-// Extreme but valid bounds (denormal to DBL_MAX), on ordinary and extreme data.
+// Extreme but valid bounds (denormal to DBL_MAX), on ordinary and extreme data, with
+// every codec.
 TYPED_TEST(RoundTrip, EbExtremeAbs) {
   using T = TypeParam;
   auto in = cast<T>(random_normal(2048, 25, 0, 1e3));
@@ -155,11 +156,19 @@ TYPED_TEST(RoundTrip, EbExtremeAbs) {
   const double edges[] = {std::numeric_limits<double>::denorm_min(), 1e-310, std::numeric_limits<double>::min(),
                           1e-300, 3.4e38, std::numeric_limits<float>::max(), 1e300, 1e308,
                           std::numeric_limits<double>::max()};
-  for (double eb : edges) check_roundtrip(in, params(eb, ZCOLL_EB_ABS, 64));
-  // and the same on data of extreme magnitude
-  for (auto& cs : adversarial_cases<T>(256)) {
-    SCOPED_TRACE(cs.first);
-    for (double eb : edges) check_roundtrip(cs.second, params(eb, ZCOLL_EB_ABS, 32));
+  for (int codec : {ZCOLL_CODEC_FZL, ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX}) {
+    SCOPED_TRACE("codec " + std::to_string(codec));
+    auto abs = [&](double eb, size_t cl) {
+      auto p = params(eb, ZCOLL_EB_ABS, cl);
+      p.codec = codec;
+      return p;
+    };
+    for (double eb : edges) check_roundtrip(in, abs(eb, 64));
+    // and the same on data of extreme magnitude
+    for (auto& cs : adversarial_cases<T>(256)) {
+      SCOPED_TRACE(cs.first);
+      for (double eb : edges) check_roundtrip(cs.second, abs(eb, 32));
+    }
   }
 }
 
@@ -259,11 +268,7 @@ TYPED_TEST(RoundTrip, QuantizerEdges) {
 
 TYPED_TEST(RoundTrip, CountsAndChunkTails) {
   using T = TypeParam;
-  auto base = random_normal(3 * 16384 + 100, 61, 1, 2);
-  // some outliers and NaN so that exact values cross chunk/block boundaries
-  for (size_t i = 0; i < base.size(); i += 97) base[i] = 1e30;
-  for (size_t i = 13; i < base.size(); i += 101) base[i] = std::numeric_limits<double>::quiet_NaN();
-  auto all = cast<T>(base);
+  const auto all = with_outliers<T>(3 * 16384 + 100);
   std::vector<std::pair<size_t, size_t>> cases;  // (count, chunk_len)
   for (size_t cl : kChunks) {
     for (size_t n : {1ul, 2ul, 31ul, 32ul, 33ul, 63ul, 64ul, 65ul, 127ul, 128ul, 129ul, 1000ul}) cases.push_back({n, cl});

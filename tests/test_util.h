@@ -332,7 +332,7 @@ void check_roundtrip(const std::vector<T>& in, const zcoll_codec_params& p,
   std::memset(&info, 0xCD, sizeof info);
   rc = zcoll_stream_inspect(stream.data(), stream.size(), &info);
   ASSERT_EQ(rc, ZCOLL_SUCCESS) << zcoll_strerror(rc);
-  EXPECT_EQ(info.codec, ZCOLL_CODEC_FZL);
+  EXPECT_EQ(info.codec, p.codec);
   EXPECT_EQ(info.dtype, dt);
   EXPECT_EQ(info.count, n);
   EXPECT_EQ(info.eb_abs, eb_abs);
@@ -525,6 +525,15 @@ template <class T> std::vector<std::pair<std::string, std::vector<T>>> adversari
     cs.push_back({"random_finite_bits", random_finite_bits<T>(n, 99)});
   }
   return cs;
+}
+
+// Normal values (mean 1, sd 2) with outliers (1e30, every 97th) and NaN (every 101st from
+// the 13th): values stored exactly that fall across chunk and block boundaries.
+template <class T> std::vector<T> with_outliers(size_t n) {
+  auto v = random_normal(n, 61, 1, 2);
+  for (size_t i = 0; i < v.size(); i += 97) v[i] = 1e30;
+  for (size_t i = 13; i < v.size(); i += 101) v[i] = std::numeric_limits<double>::quiet_NaN();
+  return cast<T>(v);
 }
 
 // Values around the quantizer's integer limit and on bin edges, for a given eb.

@@ -29,6 +29,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from results_io import append_results  # noqa: E402
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 OPS = ["allgather", "bcast", "scatter", "allreduce", "reduce_scatter", "reduce"]
 
@@ -65,15 +67,7 @@ def run_sweep(args, out_jsonl):
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
             t0 = time.time()
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-            got = 0
-            with open(out_jsonl, "a") as f:
-                for line in proc.stdout.splitlines():
-                    if not line.startswith("{"):
-                        continue
-                    rec = json.loads(line)
-                    rec.update(rate=rate, link_ranks=ranks, launch=time.strftime("%Y-%m-%dT%H:%M:%S"))
-                    f.write(json.dumps(rec) + "\n")
-                    got += 1
+            got = append_results(proc.stdout, out_jsonl, rate=rate, link_ranks=ranks)
             print(f"sweep: {rate} np{ranks} {op}: {got} results, exit {proc.returncode}, "
                   f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
             failures += proc.returncode != 0

@@ -31,6 +31,43 @@ const Kernels& select_kernels() {
   return *best;
 }
 
+// ------------------------------------------------------------- chunk codecs
+
+namespace {
+// fzl as a chunk codec: the kernels of the ISA selected at the time of the call.
+size_t fzl_encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
+  return select_kernels().encode_f32(x, n, begin, g, s, out);
+}
+size_t fzl_encode_f64(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                      uint8_t* out) {
+  return select_kernels().encode_f64(x, n, begin, g, s, out);
+}
+bool fzl_decode_f32(const uint8_t* in, size_t bytes, const uint8_t* end, size_t n, size_t begin,
+                    const ChunkGeometry& g, ChunkScratch& s, float* out) {
+  return select_kernels().decode_f32(in, bytes, end, n, begin, g, s, out);
+}
+bool fzl_decode_f64(const uint8_t* in, size_t bytes, const uint8_t* end, size_t n, size_t begin,
+                    const ChunkGeometry& g, ChunkScratch& s, double* out) {
+  return select_kernels().decode_f64(in, bytes, end, n, begin, g, s, out);
+}
+}  // namespace
+
+const ChunkCodec& fzl_chunk_codec() {
+  static const ChunkCodec c{kCodecFzl, "fzl", true, 0, encoded_chunk_worst, fzl_encode_f32, fzl_encode_f64,
+                            fzl_decode_f32, fzl_decode_f64};
+  return c;
+}
+
+const ChunkCodec* chunk_codec(int id) {
+  switch (id) {
+    case kCodecFzl: return &fzl_chunk_codec();
+    case kCodecLpbyte: return &lpbyte_chunk_codec();
+    case kCodecLpbit: return &lpbit_chunk_codec();
+    case kCodecSzx: return &szx_chunk_codec();
+    default: return nullptr;
+  }
+}
+
 // ---------------------------------------------------------- scratch memory
 
 namespace {
@@ -46,7 +83,8 @@ struct ThreadScratch {
   std::unique_ptr<int32_t[]> qb;
   std::unique_ptr<uint32_t[]> exact_b;
   std::unique_ptr<uint8_t[]> vals;  // both operands' exact values (combination)
-  size_t values = 0, staging_bytes = 0, combine_values = 0;
+  std::unique_ptr<uint64_t[]> words;  // the chunk codec's own scratch (ChunkCodec::scratch_words)
+  size_t values = 0, staging_bytes = 0, combine_values = 0, word_count = 0;
   ChunkScratch view;
 
   ChunkScratch& get_combine(size_t chunk_len, size_t esize) {
@@ -64,7 +102,8 @@ struct ThreadScratch {
     return v;
   }
 
-  ChunkScratch& get(size_t chunk_len, size_t esize) {
+  // For the chunk codec c (fzl's staging when null): its staging room and scratch words.
+  ChunkScratch& get(size_t chunk_len, size_t esize, const ChunkCodec* c = nullptr) {
     if (values < chunk_len) {
       const size_t blocks = (chunk_len + kBlock - 1) / kBlock;
       q.reset(new int32_t[chunk_len + kQPad]());
@@ -74,11 +113,17 @@ struct ThreadScratch {
       values = chunk_len;
       view = ChunkScratch{q.get() + kQPad, r.get(), exact.get(), exact_src.get(), chunk_len};
     }
-    const size_t need = encoded_chunk_worst(chunk_len, esize);
+    const size_t need = c ? c->worst(chunk_len, esize) : encoded_chunk_worst(chunk_len, esize);
     if (staging_bytes < need) {
       staging.reset(new uint8_t[need]);
       staging_bytes = need;
     }
+    const size_t nwords = c ? c->scratch_words * chunk_len : 0;
+    if (word_count < nwords) {
+      words.reset(new uint64_t[nwords]);
+      word_count = nwords;
+    }
+    view.words = words.get();
     return view;
   }
 };
@@ -147,20 +192,21 @@ int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, b
   return ZCOLL_SUCCESS;
 }
 
-// Encodes chunk k of plan at dst (cap bytes free); the result is either the encoded
-// chunk or, when that is not smaller, the raw values. Returns the index entry.
-int put_chunk(const Plan& plan, const Kernels& kern, size_t k, const uint8_t* in, uint8_t* dst,
-              size_t cap, uint32_t entry[2]) {
+// Encodes chunk k of plan at dst (cap bytes free) with the plan's chunk codec; the result
+// is either the encoded chunk or, when that is not smaller, the raw values. Returns the
+// index entry.
+int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+  const ChunkCodec& codec = *plan.codec;
   const size_t n = plan.chunk_values(k), begin = plan.chunk_begin(k);
   const size_t raw = n * plan.esize;
   const uint8_t* src = in + begin * plan.esize;
   ThreadScratch& ts = thread_scratch();
-  ChunkScratch& s = ts.get(plan.chunk_len, plan.esize);
-  const bool in_place = cap >= encoded_chunk_worst(n, plan.esize);
+  ChunkScratch& s = ts.get(plan.chunk_len, plan.esize, &codec);
+  const bool in_place = cap >= codec.worst(n, plan.esize);
   uint8_t* target = in_place ? dst : ts.staging.get();
   const size_t len = plan.dtype == ZCOLL_FLOAT32
-      ? kern.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
-      : kern.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
+      ? codec.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
+      : codec.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
   if (len < raw) return place_chunk(dst, cap, target, len, false, entry);
   return place_chunk(dst, cap, src, raw, true, entry);
 }
@@ -169,7 +215,7 @@ void write_header(const Plan& plan, uint8_t* out) {
   std::memset(out, 0, kHeaderBytes);
   std::memcpy(out, kMagic, 4);
   out[4] = kFormatVersion;
-  out[5] = kCodecFzl;
+  out[5] = plan.codec->id;
   out[6] = static_cast<uint8_t>(plan.dtype);
   out[7] = static_cast<uint8_t>(plan.ndims);
   store_u64(out + 8, plan.count);
@@ -261,7 +307,8 @@ size_t compress_bound(size_t count, zcoll_dtype dtype) {
 
 int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, size_t count, Plan* plan) {
   if (!p) return ZCOLL_ERR_ARG;
-  if (p->codec != ZCOLL_CODEC_FZL) return ZCOLL_ERR_CODEC;
+  const ChunkCodec* codec = chunk_codec(p->codec);
+  if (!codec) return ZCOLL_ERR_CODEC;
   const size_t es = element_size(dtype);
   if (!es) return ZCOLL_ERR_DTYPE;
   if (count > 0 && !in) return ZCOLL_ERR_ARG;
@@ -271,6 +318,7 @@ int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, si
   if (chunk % kBlock || chunk < kBlock || chunk > ZCOLL_MAX_CHUNK_LEN) return ZCOLL_ERR_ARG;
   if (ceil_div(count, chunk) > UINT32_MAX) return ZCOLL_ERR_ARG;
   Plan pl;
+  pl.codec = codec;
   pl.dtype = dtype;
   pl.esize = es;
   pl.count = count;
@@ -318,7 +366,7 @@ int Writer::begin(const Plan& plan, const void* in, void* out, size_t out_cap) {
 int Writer::next(bool* done) {
   if (next_ < plan_.nchunks) {
     uint32_t entry[2];
-    const int rc = put_chunk(plan_, select_kernels(), next_, in_, out_ + pos_, cap_ - pos_, entry);
+    const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, entry);
     if (rc) return rc;
     uint8_t* idx = out_ + kHeaderBytes + next_ * kIndexEntryBytes;
     store_u32(idx, entry[0]);
@@ -357,7 +405,8 @@ int Reader::open(const void* in_v, size_t in_size) {
   pl.chunk_len = load_u32(in + 24);
   pl.nchunks = load_u32(in + 28);
   for (int d = 0; d < 3; ++d) pl.dims[d] = load_u64(in + 32 + 8 * d);
-  if (codec != kCodecFzl || (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64) || ndims < 1 || ndims > 3 ||
+  pl.codec = chunk_codec(codec);
+  if (!pl.codec || (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64) || ndims < 1 || ndims > 3 ||
       !valid_stream_eb(eb) || pl.chunk_len < kBlock || pl.chunk_len > ZCOLL_MAX_CHUNK_LEN || pl.chunk_len % kBlock ||
       pl.nchunks != ceil_div(pl.count, pl.chunk_len) || load_u32(in + 60) != 0)
     return ZCOLL_ERR_CORRUPT;
@@ -433,12 +482,12 @@ int Reader::chunk(size_t k, void* out) const {
     std::memcpy(dst, src, len);
     return ZCOLL_SUCCESS;
   }
-  const Kernels& kern = select_kernels();
-  ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize);
+  const ChunkCodec& codec = *plan_.codec;
+  ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize, &codec);
   const uint8_t* end = in_ + size_;
   const bool ok = plan_.dtype == ZCOLL_FLOAT32
-      ? kern.decode_f32(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<float*>(dst))
-      : kern.decode_f64(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<double*>(dst));
+      ? codec.decode_f32(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<float*>(dst))
+      : codec.decode_f64(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<double*>(dst));
   return ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
 }
 
@@ -461,11 +510,10 @@ int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in
   int rc = make_plan(params, dtype, in, count, &plan);
   if (rc) return rc;
   if (eb_abs_out) *eb_abs_out = plan.geom.eb;
-  const Kernels& kern = select_kernels();
   const uint8_t* src = static_cast<const uint8_t*>(in);
   return assemble(plan, thread_count(params->threads, plan.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
-                    return put_chunk(plan, kern, k, src, dst, cap, entry);
+                    return put_chunk(plan, k, src, dst, cap, entry);
                   });
 }
 
@@ -512,6 +560,7 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
   if ((rc = rb.open(b, b_size))) return rc;
   const Plan& pa = ra.plan();
   const Plan& pb = rb.plan();
+  if (!pa.codec->homomorphic || !pb.codec->homomorphic) return ZCOLL_ERR_CODEC;
   if (pa.dtype != pb.dtype || pa.count != pb.count || std::memcmp(&pa.geom.eb, &pb.geom.eb, sizeof(double)) != 0 ||
       pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || pa.dims[0] != pb.dims[0] || pa.dims[1] != pb.dims[1] ||
       pa.dims[2] != pb.dims[2])

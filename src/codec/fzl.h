@@ -1,10 +1,12 @@
-// The fzl engine: plans, the chunk writer and reader, and whole-buffer
-// compress/decompress with OpenMP over chunks. The C API in stream_api.cc wraps it.
+// The stream engine: plans, the chunk writer and reader, and whole-buffer
+// compress/decompress with OpenMP over chunks, for every chunk codec (chunk_codec.h).
+// The C API in stream_api.cc wraps it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "codec/chunk_codec.h"
 #include "codec/fzl_format.h"
 #include "codec/fzl_kernels.h"
 #include "zcoll.h"
@@ -12,6 +14,7 @@
 namespace zcoll::fzl {
 
 struct Plan {
+  const ChunkCodec* codec = nullptr;  // how chunks are encoded (the header's codec byte)
   zcoll_dtype dtype = ZCOLL_FLOAT32;
   size_t esize = 4;
   size_t count = 0;
@@ -80,6 +83,7 @@ int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in
 int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads);
 size_t compress_bound(size_t count, zcoll_dtype dtype);
 // Homomorphic combination of two streams (zcoll_combine); op is a CombineOp.
+// ZCOLL_ERR_CODEC unless both are fzl streams.
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads);
 

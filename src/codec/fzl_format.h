@@ -1,7 +1,12 @@
-// The fzl stream format, shared by the CPU encoder/decoder and (later) the GPU kernels.
+// The zcoll stream format, shared by the CPU encoder/decoder and (later) the GPU kernels.
+// The container (header, index, raw chunks) is the same for every codec; the header's
+// codec byte says how the encoded chunks are laid out: fzl below, lpbyte in lpbyte.cc,
+// lpbit in lpbit.cc, szx in szx.cc (see chunk_codec.h).
 //
 //   header (64 bytes, little-endian)
-//     0  magic "ZCFL"            4  u8 version   5 u8 codec   6 u8 dtype   7 u8 ndims
+//     0  magic "ZCFL"            4  u8 version   5 u8 codec (zcoll_codec_id: 1 fzl,
+//                                                2 lpbyte, 3 lpbit, 4 szx)
+//                                6  u8 dtype     7 u8 ndims
 //     8  u64 count              16  f64 eb (absolute)
 //    24  u32 chunk_len          28  u32 nchunks
 //    32  u64 dims[3]            (dims[ndims..2] are 0)
@@ -13,9 +18,11 @@
 // A chunk holds chunk_len values (the last one the remainder) and is independent:
 // the predictor restarts at its first value. A raw chunk is the values verbatim,
 // used when encoding would not make the chunk smaller, so the worst case is bounded
-// by the input size plus header and index.
+// by the input size plus header and index, for every codec. dims (with ndims) describe
+// the array; fzl predicts over them, lpbyte, lpbit and szx work in array order and only
+// record them.
 //
-// An encoded chunk is a sequence of blocks of 32 values (the last one shorter):
+// An encoded fzl chunk is a sequence of blocks of 32 values (the last one shorter):
 //   u8 tag: bits 0-5 code length b (0..32), bit 6 block has exact values,
 //           bit 7 alternative predictor (1-D: second-order differences)
 //   if b > 0:   u32 sign bits (bit i = residual i negative),
@@ -35,7 +42,10 @@ namespace zcoll::fzl {
 
 inline constexpr uint8_t kMagic[4] = {'Z', 'C', 'F', 'L'};
 inline constexpr uint8_t kFormatVersion = 1;
-inline constexpr uint8_t kCodecFzl = 1;
+inline constexpr uint8_t kCodecFzl = 1;     // ZCOLL_CODEC_FZL
+inline constexpr uint8_t kCodecLpbyte = 2;  // ZCOLL_CODEC_LPBYTE
+inline constexpr uint8_t kCodecLpbit = 3;   // ZCOLL_CODEC_LPBIT
+inline constexpr uint8_t kCodecSzx = 4;     // ZCOLL_CODEC_SZX
 inline constexpr size_t kHeaderBytes = 64;
 inline constexpr size_t kIndexEntryBytes = 8;
 inline constexpr uint32_t kRawChunkFlag = 0x80000000u;

@@ -23,6 +23,8 @@ struct ChunkScratch {
   uint32_t* exact_b = nullptr;
   uint8_t* vals_a = nullptr;
   uint8_t* vals_b = nullptr;
+  // Chunk codecs that ask for it (ChunkCodec::scratch_words): that many words per value.
+  uint64_t* words = nullptr;
 };
 
 // One operand chunk of a combination: its bytes as stored, and whether they are raw.

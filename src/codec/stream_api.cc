@@ -31,7 +31,7 @@ int guarded(F&& f) noexcept {
 
 void fill_info(const Reader& r, zcoll_stream_info* info) {
   const Plan& p = r.plan();
-  info->codec = ZCOLL_CODEC_FZL;
+  info->codec = p.codec->id;
   info->format_version = zcoll::fzl::kFormatVersion;
   info->dtype = p.dtype;
   info->count = p.count;

@@ -15,8 +15,21 @@
 
 #include "zcoll.h"
 
+namespace zcoll {
+// Envelope and payload of one point-to-point float message (src/p2p).
+struct StagingBuffer {
+  std::unique_ptr<uint8_t[]> data;
+  size_t cap = 0;
+};
+}  // namespace zcoll
+
 struct zcoll_comm_s {
   MPI_Comm comm = MPI_COMM_NULL;  // our duplicate, errors returned rather than fatal
+  // A second duplicate for zcoll_send/zcoll_recv: a receive with MPI_ANY_TAG pending
+  // across a collective must not match the collective's internal messages.
+  MPI_Comm p2p = MPI_COMM_NULL;
+  // Staging buffers of completed point-to-point requests, kept for the next ones.
+  std::vector<zcoll::StagingBuffer> p2p_pool;
   int rank = 0, size = 1;
   zcoll_config cfg;
   zcoll_stats last{};

@@ -21,7 +21,9 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   *out = nullptr;
   if (comm == MPI_COMM_NULL || !cfg) return ZCOLL_ERR_ARG;
   const zcoll_codec_params& p = cfg->codec;
-  if (p.codec != ZCOLL_CODEC_FZL) return ZCOLL_ERR_CODEC;
+  const zcoll::fzl::ChunkCodec* codec = zcoll::fzl::chunk_codec(p.codec);
+  // Homomorphic reductions combine the codec's integers: fzl only.
+  if (!codec || (cfg->reduction == ZCOLL_REDUCTION_HOMOMORPHIC && !codec->homomorphic)) return ZCOLL_ERR_CODEC;
   if ((p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) || !std::isfinite(p.eb) || !(p.eb > 0) ||
       p.threads < 0 || (p.chunk_len && (p.chunk_len % 32 || p.chunk_len > ZCOLL_MAX_CHUNK_LEN)) ||
       cfg->algorithm < ZCOLL_ALGO_AUTO || cfg->algorithm > ZCOLL_ALGO_RECURSIVE_DOUBLING ||
@@ -37,6 +39,12 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
     return ZCOLL_ERR_MPI;
   }
   MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  if (MPI_Comm_dup(c->comm, &c->p2p) != MPI_SUCCESS) {
+    MPI_Comm_free(&c->comm);
+    delete c;
+    return ZCOLL_ERR_MPI;
+  }
+  MPI_Comm_set_errhandler(c->p2p, MPI_ERRORS_RETURN);
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
   *out = c;
@@ -45,7 +53,8 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
 
 int zcoll_comm_free(zcoll_comm* zc) {
   if (!zc || !*zc) return ZCOLL_ERR_ARG;
-  const int rc = MPI_Comm_free(&(*zc)->comm) == MPI_SUCCESS ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI;
+  const bool ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS;
+  const int rc = MPI_Comm_free(&(*zc)->comm) == MPI_SUCCESS && ok ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI;
   delete *zc;
   *zc = nullptr;
   return rc;

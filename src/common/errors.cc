@@ -15,6 +15,7 @@ const char* zcoll_strerror(int err) {
     case ZCOLL_ERR_NO_MEMORY: return "out of memory";
     case ZCOLL_ERR_MPI: return "an MPI call failed";
     case ZCOLL_ERR_INTERNAL: return "internal error in zcoll";
+    case ZCOLL_ERR_TRUNCATE: return "message truncated: it holds more elements than the receive count";
     default: return "unknown zcoll error code";
   }
 }

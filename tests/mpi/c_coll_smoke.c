@@ -1,6 +1,7 @@
 /* The compressed collectives from C (C99, -pedantic -Werror): the header and the API work
  * without C++. Each rank allgathers and broadcasts slices of a real field through the
- * compressed path and checks the bound; error codes and zcoll_comm_free's NULL handle. */
+ * compressed path, sends one to its neighbour with zcoll_isend/zcoll_recv, and checks the
+ * bound; error codes and zcoll_comm_free's NULL handle. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,35 @@ int main(int argc, char **argv) {
       break;
     }
 
+  /* point-to-point around the ring (to itself on one rank): compressed, REL from the
+   * sender's own slice, so the receiver checks against its left neighbour's range */
+  {
+    const int right = (g_rank + 1) % p, left = (g_rank + p - 1) % p;
+    float llo = INFINITY, lhi = -INFINITY;
+    int got = -1;
+    zcoll_request req = ZCOLL_REQUEST_NULL;
+    MPI_Status pst;
+    for (k = 0; k < N; ++k) {
+      const float v = field[((size_t)left * 50021u + k) % len];
+      if (v < llo) llo = v;
+      if (v > lhi) lhi = v;
+    }
+    CHECK(zcoll_isend(send, N, MPI_FLOAT, right, 7, zc, &req) == ZCOLL_SUCCESS);
+    CHECK(zcoll_recv(recv, N, MPI_FLOAT, left, 7, zc, &pst) == ZCOLL_SUCCESS);
+    CHECK(zcoll_wait(&req, MPI_STATUS_IGNORE) == ZCOLL_SUCCESS && req == ZCOLL_REQUEST_NULL);
+    CHECK(MPI_Get_count(&pst, MPI_FLOAT, &got) == MPI_SUCCESS && got == N);
+    CHECK(pst.MPI_SOURCE == left && pst.MPI_TAG == 7 && pst.MPI_ERROR == MPI_SUCCESS);
+    CHECK(zcoll_last_stats(zc, &st) == ZCOLL_SUCCESS && st.compressed == 1);
+    eb_want = 1e-3 * ((double)lhi - (double)llo);
+    for (k = 0; k < N; ++k)
+      if (!(fabs((double)recv[k] - (double)field[((size_t)left * 50021u + k) % len]) <= eb_want)) {
+        CHECK(!"zcoll_recv element out of bound");
+        break;
+      }
+  }
+
   /* errors */
+  CHECK(zcoll_send(send, N, MPI_FLOAT, p, 0, zc) == ZCOLL_ERR_ARG);
   CHECK(zcoll_bcast(dbuf, 10, MPI_DOUBLE, 0, NULL) == ZCOLL_ERR_ARG);
   CHECK(zcoll_bcast(dbuf, -1, MPI_DOUBLE, 0, zc) == ZCOLL_ERR_ARG);
   CHECK(zcoll_bcast(dbuf, 10, MPI_DOUBLE, p, zc) == ZCOLL_ERR_ARG);

@@ -4,7 +4,7 @@
 //   zcoll_mpi_coll_tests [section ...]      (no section: all of them)
 //
 // Sections: accuracy edge special incompressible passthrough errors loop subcomm
-// mixedtypes (each described where it is defined, near the end of this file).
+// mixedtypes codecs (each described where it is defined, near the end of this file).
 // Every rank runs the same sequence of calls. Each rank can regenerate what any other
 // rank sent (slices of the shipped real fields, chosen by owner rank and a per-call
 // salt), so every received element is checked against the sender's original value:
@@ -34,6 +34,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "mpi_check.h"
+
 #ifndef ZCOLL_TEST_DATA_DIR
 #error "ZCOLL_TEST_DATA_DIR must be defined"
 #endif
@@ -42,61 +44,6 @@
 #endif
 
 namespace {
-
-// ------------------------------------------------------------------ reporting
-
-int g_rank = 0, g_size = 1;
-long g_failures = 0, g_checks = 0;
-std::vector<std::string> g_ctx;  // what is being tested (printed with failures)
-
-std::string ctx() {
-  std::string s;
-  for (const std::string& c : g_ctx) {
-    if (!s.empty()) s += " | ";
-    s += c;
-  }
-  return s;
-}
-
-struct Ctx {
-  explicit Ctx(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    g_ctx.emplace_back(buf);
-  }
-  ~Ctx() { g_ctx.pop_back(); }
-  Ctx(const Ctx&) = delete;
-  Ctx& operator=(const Ctx&) = delete;
-};
-
-void fail_at(const char* file, int line, const char* cond, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
-void fail_at(const char* file, int line, const char* cond, const char* fmt, ...) {
-  ++g_failures;
-  if (g_failures > 60) return;  // enough to diagnose; the count is still reported
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  std::fprintf(stderr, "[rank %d/%d] FAIL %s:%d [%s] (%s) %s\n", g_rank, g_size, file, line, ctx().c_str(), cond, msg);
-  std::fflush(stderr);
-}
-
-#define EXPECT(cond, ...)                                         \
-  do {                                                            \
-    ++g_checks;                                                   \
-    if (!(cond)) fail_at(__FILE__, __LINE__, #cond, __VA_ARGS__); \
-  } while (0)
-
-#define EXPECT_RC(rc, want)                                                                     \
-  do {                                                                                          \
-    const int rc_ = (rc), want_ = (want);                                                       \
-    EXPECT(rc_ == want_, "returned %d (%s), expected %d (%s)", rc_, zcoll_strerror(rc_), want_, \
-           zcoll_strerror(want_));                                                              \
-  } while (0)
 
 const char* algo_name(int a) {
   switch (a) {
@@ -397,6 +344,8 @@ struct Cfg {
   size_t min_bytes = 1024;
   size_t chunk = 0;
   int threads = 0;
+  int codec = ZCOLL_CODEC_FZL;
+  int reduction = ZCOLL_REDUCTION_AUTO;
 };
 
 std::string cfg_str(const Cfg& c) {
@@ -406,7 +355,7 @@ std::string cfg_str(const Cfg& c) {
   return b;
 }
 
-zcoll_comm make_comm(const Group& g, const Cfg& c) {
+zcoll_comm make_comm(const Group& g, const Cfg& c, int want_rc = ZCOLL_SUCCESS) {
   zcoll_config cfg;
   zcoll_config_init(&cfg);
   EXPECT(cfg.min_bytes == ZCOLL_DEFAULT_MIN_BYTES && cfg.algorithm == ZCOLL_ALGO_AUTO,
@@ -417,10 +366,12 @@ zcoll_comm make_comm(const Group& g, const Cfg& c) {
   cfg.codec.threads = c.threads;
   cfg.min_bytes = c.min_bytes;
   cfg.algorithm = c.algo;
+  cfg.codec.codec = c.codec;
+  cfg.reduction = c.reduction;
   zcoll_comm zc = nullptr;
   const int rc = zcoll_comm_create(g.comm, &cfg, &zc);
-  EXPECT(rc == ZCOLL_SUCCESS && zc != nullptr, "zcoll_comm_create(%s) returned %d (%s)", cfg_str(c).c_str(), rc,
-         zcoll_strerror(rc));
+  EXPECT(rc == want_rc && (zc != nullptr) == (rc == ZCOLL_SUCCESS), "zcoll_comm_create(%s) returned %d (%s)",
+         cfg_str(c).c_str(), rc, zcoll_strerror(rc));
   return zc;
 }
 
@@ -1633,6 +1584,115 @@ void section_mixedtypes() {
   MPI_Type_free(&block);
 }
 
+// codecs: the linear-predictor codecs (ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT) and szx through the
+// collectives, on real-field slices, float and double: bcast and alltoall (checked as in
+// every other section), and allreduce MPI_SUM, which with these codecs runs
+// decompress-operate-compress (ZCOLL_REDUCTION_AUTO): every element within p x eps of the
+// exact sum (+ the element type's rounding, p u sum|x_i| + u |sum|), eps = the REL bound
+// over every rank's input, and the same result on every rank. ZCOLL_REDUCTION_HOMOMORPHIC
+// with them, and an unknown codec, are refused by zcoll_comm_create (ZCOLL_ERR_CODEC).
+template <class T>
+void codec_allreduce(zcoll_comm zc, const Cfg& c, int fid, size_t n) {
+  Ctx cx("allreduce MPI_SUM %s count=%zu", Ty<T>::name(), n);
+  const int p = g_world.size, r = g_world.rank;
+  const uint64_t salt = next_salt();
+  std::vector<std::vector<T>> in(static_cast<size_t>(p), std::vector<T>(n));
+  for (int s = 0; s < p; ++s) gen(in[static_cast<size_t>(s)].data(), fid, owner_id(g_world, s), salt, n);
+  Buf<T> out(n);
+  EXPECT_RC(zcoll_allreduce(in[static_cast<size_t>(r)].data(), out.data(), static_cast<int>(n), Ty<T>::mpi(), MPI_SUM, zc),
+            ZCOLL_SUCCESS);
+  zcoll_stats st;
+  EXPECT_RC(zcoll_last_stats(zc, &st), ZCOLL_SUCCESS);
+  EXPECT(st.compressed == 1, "stats.compressed = %d", st.compressed);
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& v : in) {
+    double l, h;
+    local_range(v.data(), n, l, h);
+    lo = std::min(lo, l);
+    hi = std::max(hi, h);
+  }
+  const double eps = st.eb_abs;
+  const double want = c.mode == ZCOLL_EB_REL ? rel_to_abs_expected(c.eb, lo, hi) : c.eb;
+  EXPECT(std::fabs(eps - want) <= 1e-12 * want, "eb_abs %.17g, expected %.17g", eps, want);
+  const long double u = sizeof(T) == 4 ? 0x1p-24L : 0x1p-53L;
+  size_t bad = 0;
+  uint64_t hash = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) {
+    long double ref = 0, asum = 0;
+    for (int s = 0; s < p; ++s) {
+      const long double x = in[static_cast<size_t>(s)][i];
+      ref += x;
+      asum += std::fabs(x);
+    }
+    const T g = out.data()[i];
+    const long double lim = static_cast<long double>(p) * eps + p * u * asum + u * std::fabs(ref);
+    if (!(std::isfinite(g) && std::fabs(static_cast<long double>(g) - ref) <= lim)) {
+      if (bad < 4)
+        std::fprintf(stderr, "[rank %d/%d]   %s: element %zu: got %.17g, exact sum %.21Lg, allowed %.6Lg (eps %.6g)\n",
+                     r, p, ctx().c_str(), i, static_cast<double>(g), ref, lim, eps);
+      ++bad;
+    }
+    typename Ty<T>::Bits b;
+    std::memcpy(&b, &g, sizeof b);
+    hash = (hash ^ static_cast<uint64_t>(b)) * 1099511628211ull;
+  }
+  EXPECT(bad == 0, "%zu of %zu elements outside p x eps (+ rounding)", bad, n);
+  for (size_t i = 0; i < kGuard; ++i)
+    EXPECT(same_bits(out.v[i], out.v[0]) && same_bits(out.v[kGuard + n + i], out.v[0]), "guard element %zu written", i);
+  std::vector<uint64_t> hashes(static_cast<size_t>(p));
+  MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int s = 0; s < p; ++s)
+    EXPECT(hashes[static_cast<size_t>(s)] == hashes[0], "rank %d's result differs from rank 0's", s);
+}
+
+template <class T>
+void codecs_type() {
+  const int p = g_world.size;
+  Cfg c;
+  c.min_bytes = 1024;
+  if (std::is_same_v<T, float>) {
+    c.mode = ZCOLL_EB_REL;
+    c.eb = 1e-3;
+  } else {  // several chunks, lanes and not, and two threads
+    c.mode = ZCOLL_EB_ABS;
+    c.eb = 1e-4;
+    c.chunk = 2048;
+    c.threads = 2;
+  }
+  for (int codec : {ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX}) {
+    c.codec = codec;
+    Ctx cx("codecs %s %s",
+           codec == ZCOLL_CODEC_LPBYTE ? "lpbyte" : codec == ZCOLL_CODEC_LPBIT ? "lpbit" : "szx",
+           cfg_str(c).c_str());
+    Cfg homomorphic = c;
+    homomorphic.reduction = ZCOLL_REDUCTION_HOMOMORPHIC;
+    zcoll_comm bad = make_comm(g_world, homomorphic, ZCOLL_ERR_CODEC);
+    if (bad) zcoll_comm_free(&bad);
+    zcoll_comm zc = make_comm(g_world, c);
+    if (!zc) continue;
+    Call k;
+    k.fid = 0;
+    k.count = 10007;
+    k.root = p - 1;
+    run_bcast<T>(g_world, zc, c, k);
+    k.fid = 1;
+    k.count = 2501;
+    run_alltoall<T>(g_world, zc, c, k);
+    flush();
+    codec_allreduce<T>(zc, c, 2, 30011);
+    free_comm(zc);
+  }
+}
+
+void section_codecs() {
+  Cfg unknown;
+  unknown.codec = 99;
+  zcoll_comm zc = make_comm(g_world, unknown, ZCOLL_ERR_CODEC);
+  if (zc) zcoll_comm_free(&zc);
+  codecs_type<float>();
+  codecs_type<double>();
+}
+
 struct Section {
   const char* name;
   void (*fn)();
@@ -1647,6 +1707,7 @@ const Section kSections[] = {
     {"loop", section_loop},
     {"subcomm", section_subcomm},
     {"mixedtypes", section_mixedtypes},
+    {"codecs", section_codecs},
 };
 
 }  // namespace

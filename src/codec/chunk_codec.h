@@ -1,0 +1,57 @@
+// Chunk codecs: what fills one chunk of a zcoll stream.
+//
+// The stream container (fzl_format.h: header, chunk index with sizes and checksums,
+// raw-chunk fallback) and the engine around it (fzl.h: plans, the parallel writer, the
+// chunk Writer and Reader) do not depend on how a chunk is encoded. The header's codec
+// byte (offset 5, a zcoll_codec_id) selects one of the codecs below for every chunk of
+// the stream. Chunks are independent (each codec's predictor restarts at the chunk's
+// first value), so a stream is the same for any thread count and any chunk can be
+// decoded on its own, whatever the codec.
+//
+//   ZCOLL_CODEC_FZL     fzl_format.h       quantizer + Lorenzo + fixed-length blocks
+//   ZCOLL_CODEC_LPBYTE  lpbyte.cc          one code byte per value (Hu & Koibuchi)
+//   ZCOLL_CODEC_LPBIT   lpbit.cc           one bit stream (Hu & Koibuchi)
+//   ZCOLL_CODEC_SZX     szx.cc             SZx class, the C-Coll baseline's codec
+//
+// Each codec's chunk layout is documented at the top of its file.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/fzl_kernels.h"
+
+namespace zcoll::fzl {
+
+struct ChunkCodec {
+  uint8_t id;        // zcoll_codec_id, the header's codec byte
+  const char* name;  // "fzl", "lpbyte", "lpbit"
+  bool homomorphic;  // zcoll_combine can combine its streams (fzl only)
+  // uint64_t scratch words per chunk value the codec needs in ChunkScratch::words.
+  size_t scratch_words;
+  // Largest encoded chunk of n values of esize bytes: the room encode needs at out.
+  size_t (*worst)(size_t n, size_t esize);
+  // Encode n values (global offset `begin` in the array) into out, which has room for
+  // worst(n, sizeof(T)) bytes. Returns the bytes written; the engine stores the chunk
+  // raw instead when that is not less than the raw size (an encoder may return any
+  // value >= n * sizeof(T) to ask for that).
+  size_t (*encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                       uint8_t* out);
+  size_t (*encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                       uint8_t* out);
+  // Decode an encoded chunk of exactly `bytes` bytes into n values. Reads stay inside
+  // [in, buffer_end) and writes inside out[0, n). Returns false if the chunk is
+  // malformed (out may then hold partial results).
+  bool (*decode_f32)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
+                     const ChunkGeometry& g, ChunkScratch& s, float* out);
+  bool (*decode_f64)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
+                     const ChunkGeometry& g, ChunkScratch& s, double* out);
+};
+
+const ChunkCodec& fzl_chunk_codec();     // fzl.cc: the ISA-dispatched fzl kernels
+const ChunkCodec& lpbyte_chunk_codec();  // lpbyte.cc
+const ChunkCodec& lpbit_chunk_codec();   // lpbit.cc
+const ChunkCodec& szx_chunk_codec();     // szx.cc
+// The codec with this zcoll_codec_id, or nullptr.
+const ChunkCodec* chunk_codec(int id);
+
+}  // namespace zcoll::fzl

@@ -1,0 +1,390 @@
+// Compressed point-to-point messages (the "point-to-point" section of include/zcoll.h).
+//
+// A float message is one MPI message of bytes: a 16-byte envelope (raw or compressed,
+// element count, element type) followed by the payload. The receiver posts one
+// MPI_Irecv into a staging buffer sized for the worst case of its own count, so it
+// needs neither the compressed size nor a handshake, and unpacks when the request
+// completes. Every other datatype is sent as MPI's own message. Either way one zcoll
+// message is one MPI message on the comm's p2p duplicate with the user's tag, so MPI's
+// matching and non-overtaking order carry over unchanged.
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "coll/frontend.h"
+
+namespace {
+
+using zcoll::StagingBuffer;
+using zcoll::coll::float_type;
+using zcoll::coll::guarded;
+using zcoll::coll::mpi_rc;
+
+constexpr uint32_t kMagic = 0x3150435au;  // "ZCP1"
+constexpr size_t kEnvelopeBytes = 16;     // keeps the payload 16-byte aligned in staging
+// Enough buffers for a halo exchange or a batch of outstanding requests; beyond this the
+// smallest are given back, so an odd burst does not pin its memory until comm_free.
+constexpr size_t kPoolMax = 64;
+
+enum Kind : uint8_t { kRaw = 1, kCompressed = 2 };
+
+struct Envelope {
+  uint32_t magic;
+  uint8_t kind;
+  uint8_t dtype;  // zcoll_dtype: a message sent as MPI_DOUBLE is not taken for MPI_FLOAT
+  uint16_t reserved;
+  uint64_t count;  // elements
+};
+static_assert(sizeof(Envelope) == kEnvelopeBytes, "envelope layout");
+
+size_t element_bytes(zcoll_dtype dt) { return dt == ZCOLL_FLOAT64 ? sizeof(double) : sizeof(float); }
+
+// Best fit from the pool; a new buffer only when none is large enough.
+int acquire(zcoll_comm_s& c, size_t need, StagingBuffer* out) {
+  std::vector<StagingBuffer>& pool = c.p2p_pool;
+  pool.reserve(kPoolMax + 1);  // release() then never allocates (it runs in destructors)
+  size_t best = pool.size();
+  for (size_t i = 0; i < pool.size(); ++i)
+    if (pool[i].cap >= need && (best == pool.size() || pool[i].cap < pool[best].cap)) best = i;
+  if (best < pool.size()) {
+    *out = std::move(pool[best]);
+    pool[best] = std::move(pool.back());
+    pool.pop_back();
+    return ZCOLL_SUCCESS;
+  }
+  out->data.reset(new (std::nothrow) uint8_t[need]);
+  out->cap = out->data ? need : 0;
+  return out->data ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY;
+}
+
+void release(zcoll_comm_s& c, StagingBuffer&& b) {
+  if (!b.data) return;
+  std::vector<StagingBuffer>& pool = c.p2p_pool;
+  pool.push_back(std::move(b));
+  if (pool.size() <= kPoolMax) return;
+  size_t smallest = 0;
+  for (size_t i = 1; i < pool.size(); ++i)
+    if (pool[i].cap < pool[smallest].cap) smallest = i;
+  pool[smallest] = std::move(pool.back());
+  pool.pop_back();
+}
+
+// MPI-3 counts are ints, so past INT_MAX bytes a message needs a derived type of 1 MiB
+// blocks; its signature is still a run of MPI_BYTE, so each side may split it its own
+// way. A send is one element spanning exactly its bytes (blocks and a tail); a receive
+// is a count of whole blocks, its staging rounded up to them. (One struct element for
+// the receive too fails: Open MPI 4.1's MPI_Get_elements_x gives MPI_UNDEFINED for a
+// partly filled element of more than 2 GiB.)
+constexpr size_t kWireBlock = size_t{1} << 20;
+
+size_t wire_capacity(size_t bytes) {
+  return bytes <= static_cast<size_t>(INT_MAX) ? bytes : (bytes + kWireBlock - 1) / kWireBlock * kWireBlock;
+}
+
+int wire_type(size_t bytes, bool send, MPI_Datatype* type, int* count) {
+  *type = MPI_BYTE;
+  *count = static_cast<int>(bytes);
+  if (bytes <= static_cast<size_t>(INT_MAX)) return ZCOLL_SUCCESS;
+  const size_t q = bytes / kWireBlock, r = bytes % kWireBlock;
+  MPI_Datatype block = MPI_DATATYPE_NULL, blocks = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
+  bool ok = MPI_Type_contiguous(static_cast<int>(kWireBlock), MPI_BYTE, &block) == MPI_SUCCESS;
+  if (send) {
+    int lens[2] = {1, static_cast<int>(r)};
+    MPI_Aint disps[2] = {0, static_cast<MPI_Aint>(q * kWireBlock)};
+    ok = ok && MPI_Type_contiguous(static_cast<int>(q), block, &blocks) == MPI_SUCCESS;
+    MPI_Datatype types[2] = {blocks, MPI_BYTE};
+    ok = ok && MPI_Type_create_struct(r ? 2 : 1, lens, disps, types, &t) == MPI_SUCCESS;
+    if (blocks != MPI_DATATYPE_NULL) MPI_Type_free(&blocks);
+    if (block != MPI_DATATYPE_NULL) MPI_Type_free(&block);
+  } else {
+    t = block;
+  }
+  ok = ok && MPI_Type_commit(&t) == MPI_SUCCESS;
+  if (!ok) {
+    if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+    return ZCOLL_ERR_MPI;
+  }
+  *type = t;
+  *count = send ? 1 : static_cast<int>(q);
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+
+struct zcoll_request_s {
+  zcoll_comm_s* comm = nullptr;
+  MPI_Request mpi = MPI_REQUEST_NULL;
+  bool unpack = false;     // a float receive: the message is in staging, not yet in buf
+  bool proc_null = false;  // peer MPI_PROC_NULL: complete at once, nothing posted
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  zcoll_dtype dtype = ZCOLL_FLOAT32;
+  StagingBuffer staging;
+  MPI_Datatype wire = MPI_BYTE;
+
+  zcoll_request_s() = default;
+  zcoll_request_s(const zcoll_request_s&) = delete;
+  zcoll_request_s& operator=(const zcoll_request_s&) = delete;
+  // Only ever destroyed before its MPI request was posted or after it completed, so
+  // the staging buffer is free for the next request.
+  ~zcoll_request_s() {
+    if (comm) release(*comm, std::move(staging));
+    if (wire != MPI_BYTE) MPI_Type_free(&wire);
+  }
+
+  // Posts an MPI_Isend or MPI_Irecv of the staging buffer's first `bytes` bytes.
+  int post_staging(size_t bytes, int peer, int tag, bool send) {
+    int n = 0;
+    const int rc = wire_type(bytes, send, &wire, &n);
+    if (rc) return rc;
+    uint8_t* p = staging.data.get();
+    return mpi_rc(send ? MPI_Isend(p, n, wire, peer, tag, comm->p2p, &mpi)
+                       : MPI_Irecv(p, n, wire, peer, tag, comm->p2p, &mpi));
+  }
+};
+
+namespace {
+
+int check_args(zcoll_comm c, const void* buf, int count, MPI_Datatype t, int peer, int tag, bool recv) {
+  if (!c || count < 0 || t == MPI_DATATYPE_NULL) return ZCOLL_ERR_ARG;
+  zcoll_dtype dt;
+  // Other datatypes may address their data from MPI_BOTTOM, which can be NULL.
+  if (count > 0 && !buf && float_type(t, &dt)) return ZCOLL_ERR_ARG;
+  const bool peer_ok = (peer >= 0 && peer < c->size) || peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE);
+  void* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(c->p2p, MPI_TAG_UB, &ub, &flag);
+  const int tag_ub = flag && ub ? *static_cast<int*>(ub) : 32767;  // 32767: MPI's guaranteed minimum
+  const bool tag_ok = (tag >= 0 && tag <= tag_ub) || (recv && tag == MPI_ANY_TAG);
+  return peer_ok && tag_ok ? ZCOLL_SUCCESS : ZCOLL_ERR_ARG;
+}
+
+int start_send(zcoll_request_s& r, zcoll_comm_s& c, const void* buf, int count, MPI_Datatype t, int dest, int tag) {
+  r.comm = &c;
+  zcoll_dtype dt;
+  r.proc_null = dest == MPI_PROC_NULL;
+  if (r.proc_null || !float_type(t, &dt)) {
+    zcoll::coll::plain(c);
+    return r.proc_null ? ZCOLL_SUCCESS : mpi_rc(MPI_Isend(buf, count, t, dest, tag, c.p2p, &r.mpi));
+  }
+  const size_t raw = static_cast<size_t>(count) * element_bytes(dt);
+  const bool compress = count > 0 && raw >= c.cfg.min_bytes;
+  const size_t cap = compress ? zcoll_codec_bound(static_cast<size_t>(count), dt) : raw;
+  int rc = acquire(c, kEnvelopeBytes + cap, &r.staging);
+  if (rc) return rc;
+  uint8_t* payload = r.staging.data.get() + kEnvelopeBytes;
+  size_t size = raw;
+  double eb = 0;
+  const double t0 = zcoll::coll::now();
+  if (compress)
+    rc = zcoll_compress(&c.cfg.codec, dt, buf, static_cast<size_t>(count), payload, cap, &size, &eb);
+  else if (raw)
+    std::memcpy(payload, buf, raw);
+  if (rc) return rc;
+  const Envelope e{kMagic, static_cast<uint8_t>(compress ? kCompressed : kRaw), static_cast<uint8_t>(dt), 0,
+                   static_cast<uint64_t>(count)};
+  std::memcpy(r.staging.data.get(), &e, sizeof e);
+  c.last = zcoll_stats{};
+  c.last.compressed = compress;
+  c.last.algorithm = compress ? ZCOLL_ALGO_AUTO : ZCOLL_ALGO_MPI;
+  c.last.eb_abs = eb;
+  c.last.raw_bytes = raw;
+  c.last.wire_bytes = kEnvelopeBytes + size;
+  c.last.t_compress = compress ? zcoll::coll::now() - t0 : 0;
+  return r.post_staging(kEnvelopeBytes + size, dest, tag, true);
+}
+
+int start_recv(zcoll_request_s& r, zcoll_comm_s& c, void* buf, int count, MPI_Datatype t, int source, int tag) {
+  r.comm = &c;
+  // MPICH 4.0 reports source 0 and tag 0 for a receive from MPI_PROC_NULL.
+  r.proc_null = source == MPI_PROC_NULL;
+  if (r.proc_null) return ZCOLL_SUCCESS;
+  if (!float_type(t, &r.dtype)) return mpi_rc(MPI_Irecv(buf, count, t, source, tag, c.p2p, &r.mpi));
+  r.unpack = true;
+  r.buf = buf;
+  r.count = count;
+  r.datatype = t;
+  // The bound is at least the raw size and grows with count, so every message of at
+  // most `count` elements fits, compressed or not.
+  const size_t cap = wire_capacity(kEnvelopeBytes + zcoll_codec_bound(static_cast<size_t>(count), r.dtype));
+  const int rc = acquire(c, cap, &r.staging);
+  return rc ? rc : r.post_staging(cap, source, tag, false);
+}
+
+// Checks the envelope against the receive and moves the values into the user's buffer.
+int unpack(zcoll_request_s& r, const MPI_Status& st, int* received) {
+  MPI_Count got = 0;
+  // const_cast: MPI-3 takes const MPI_Status*, SimGrid SMPI 3.32 declares it non-const.
+  if (MPI_Get_elements_x(const_cast<MPI_Status*>(&st), r.wire, &got) != MPI_SUCCESS || got == MPI_UNDEFINED ||
+      got < 0)
+    return ZCOLL_ERR_MPI;
+  if (static_cast<size_t>(got) < kEnvelopeBytes) return ZCOLL_ERR_CORRUPT;
+  Envelope e;
+  std::memcpy(&e, r.staging.data.get(), sizeof e);
+  if (e.magic != kMagic || (e.kind != kRaw && e.kind != kCompressed)) return ZCOLL_ERR_CORRUPT;
+  if (e.dtype != r.dtype) return ZCOLL_ERR_MISMATCH;
+  if (e.count > static_cast<uint64_t>(r.count)) return ZCOLL_ERR_TRUNCATE;
+  const uint8_t* payload = r.staging.data.get() + kEnvelopeBytes;
+  const size_t size = static_cast<size_t>(got) - kEnvelopeBytes, n = static_cast<size_t>(e.count);
+  if (e.kind == kRaw) {
+    if (size != n * element_bytes(r.dtype)) return ZCOLL_ERR_CORRUPT;
+    if (size) std::memcpy(r.buf, payload, size);
+  } else {
+    const int rc = zcoll_decompress(payload, size, r.dtype, r.buf, n, r.comm->cfg.codec.threads);
+    if (rc) return rc;
+  }
+  *received = static_cast<int>(n);
+  return ZCOLL_SUCCESS;
+}
+
+// Everything after MPI completed the request: unpacking, the error and the status.
+int finish(zcoll_request_s& r, int mpi_err, const MPI_Status& st, MPI_Status* out) {
+  int rc = ZCOLL_SUCCESS, err = MPI_SUCCESS, received = 0;
+  if (mpi_err != MPI_SUCCESS) {
+    int cls = MPI_ERR_OTHER;
+    MPI_Error_class(mpi_err, &cls);
+    rc = cls == MPI_ERR_TRUNCATE ? ZCOLL_ERR_TRUNCATE : ZCOLL_ERR_MPI;
+    err = cls == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : mpi_err;
+  } else if (r.unpack) {
+    rc = unpack(r, st, &received);
+    err = rc == ZCOLL_SUCCESS ? MPI_SUCCESS : rc == ZCOLL_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER;
+  }
+  if (out) {
+    *out = st;
+    if (r.unpack) MPI_Status_set_elements(out, r.datatype, received);
+    out->MPI_ERROR = err;
+  }
+  return rc;
+}
+
+// MPICH 4.0 raises the errors of MPI_Wait and MPI_Test (a truncated receive) on
+// MPI_COMM_WORLD's error handler, fatal by default, instead of our communicator's, and
+// MPI-4 sends errors without a communicator to MPI_COMM_SELF; Open MPI 4.1 uses the
+// request's communicator. For the length of one such call, both return errors too, so
+// that a truncation becomes ZCOLL_ERR_TRUNCATE.
+class ErrorsReturn {
+ public:
+  explicit ErrorsReturn(MPI_Comm comm) : comm_(comm) {
+    if (MPI_Comm_get_errhandler(comm_, &saved_) == MPI_SUCCESS)
+      MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    else
+      saved_ = MPI_ERRHANDLER_NULL;
+  }
+  ~ErrorsReturn() {
+    if (saved_ == MPI_ERRHANDLER_NULL) return;
+    MPI_Comm_set_errhandler(comm_, saved_);
+    MPI_Errhandler_free(&saved_);
+  }
+  ErrorsReturn(const ErrorsReturn&) = delete;
+  ErrorsReturn& operator=(const ErrorsReturn&) = delete;
+
+ private:
+  MPI_Comm comm_;
+  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
+};
+
+// MPI's empty status; a receive from MPI_PROC_NULL has that source.
+void empty_status(MPI_Status* s, bool proc_null) {
+  MPI_Request none = MPI_REQUEST_NULL;
+  MPI_Wait(&none, s);
+  s->MPI_ERROR = MPI_SUCCESS;
+  if (proc_null) s->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+// Completes requests in index order: each one (block), or those MPI has finished. One
+// MPI request at a time, so that each error belongs to one request (MPI_Waitsome's
+// MPI_ERR_IN_STATUS leaves it open which requests completed when the call itself fails).
+// All requests are posted already, so waiting on them in turn is MPI_Waitall. Returns the error of
+// the first failed request; *all_done says whether none is left. Each completed request
+// is freed and its handle set to ZCOLL_REQUEST_NULL.
+int drive(int n, zcoll_request* reqs, MPI_Status* statuses, bool block, int* all_done) {
+  int first_err = ZCOLL_SUCCESS, pending = 0;
+  for (int i = 0; i < n; ++i) {
+    zcoll_request_s* r = reqs[i];
+    MPI_Status st, *out = statuses ? statuses + i : nullptr;
+    empty_status(&st, r && r->proc_null);
+    int flag = 1, mpi_err = MPI_SUCCESS;
+    if (r && r->mpi != MPI_REQUEST_NULL) {
+      ErrorsReturn world(MPI_COMM_WORLD), self(MPI_COMM_SELF);
+      mpi_err = block ? MPI_Wait(&r->mpi, &st) : MPI_Test(&r->mpi, &flag, &st);
+    }
+    if (!flag && mpi_err == MPI_SUCCESS) {
+      ++pending;
+      continue;
+    }
+    const int rc = r ? finish(*r, mpi_err, st, out) : ZCOLL_SUCCESS;
+    if (!r && out) *out = st;
+    if (rc && !first_err) first_err = rc;
+    delete r;
+    reqs[i] = ZCOLL_REQUEST_NULL;
+  }
+  if (all_done) *all_done = pending == 0;
+  return first_err;
+}
+
+// Allocates and posts a request; *request stays ZCOLL_REQUEST_NULL on any error.
+template <class Start>
+int post(int arg_rc, zcoll_request* request, Start&& start) {
+  if (!request) return ZCOLL_ERR_ARG;
+  *request = ZCOLL_REQUEST_NULL;
+  if (arg_rc) return arg_rc;
+  return guarded([&] {
+    std::unique_ptr<zcoll_request_s> r(new zcoll_request_s);
+    const int rc = start(*r);
+    if (rc == ZCOLL_SUCCESS) *request = r.release();
+    return rc;
+  });
+}
+
+MPI_Status* status_or_null(MPI_Status* s) { return s == MPI_STATUS_IGNORE ? nullptr : s; }
+
+}  // namespace
+
+extern "C" {
+
+int zcoll_isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, zcoll_comm comm,
+                zcoll_request* request) {
+  return post(check_args(comm, buf, count, datatype, dest, tag, false), request,
+              [&](zcoll_request_s& r) { return start_send(r, *comm, buf, count, datatype, dest, tag); });
+}
+
+int zcoll_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, zcoll_comm comm,
+                zcoll_request* request) {
+  return post(check_args(comm, buf, count, datatype, source, tag, true), request,
+              [&](zcoll_request_s& r) { return start_recv(r, *comm, buf, count, datatype, source, tag); });
+}
+
+int zcoll_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, zcoll_comm comm) {
+  zcoll_request r = ZCOLL_REQUEST_NULL;
+  const int rc = zcoll_isend(buf, count, datatype, dest, tag, comm, &r);
+  return rc ? rc : zcoll_wait(&r, MPI_STATUS_IGNORE);
+}
+
+int zcoll_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, zcoll_comm comm,
+               MPI_Status* status) {
+  zcoll_request r = ZCOLL_REQUEST_NULL;
+  const int rc = zcoll_irecv(buf, count, datatype, source, tag, comm, &r);
+  return rc ? rc : zcoll_wait(&r, status);
+}
+
+int zcoll_wait(zcoll_request* request, MPI_Status* status) {
+  if (!request) return ZCOLL_ERR_ARG;
+  return guarded([&] { return drive(1, request, status_or_null(status), true, nullptr); });
+}
+
+int zcoll_test(zcoll_request* request, int* flag, MPI_Status* status) {
+  if (!request || !flag) return ZCOLL_ERR_ARG;
+  *flag = 0;
+  return guarded([&] { return drive(1, request, status_or_null(status), false, flag); });
+}
+
+int zcoll_waitall(int count, zcoll_request requests[], MPI_Status statuses[]) {
+  if (count < 0 || (count > 0 && !requests)) return ZCOLL_ERR_ARG;
+  MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? nullptr : statuses;
+  return guarded([&] { return drive(count, requests, s, true, nullptr); });
+}
+
+}  // extern "C"
