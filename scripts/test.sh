@@ -5,6 +5,7 @@
 #        configure + build (Release) in build-<MPI>, ctest        stage "ctest-<MPI>"
 #        scripts/check_install.sh build-<MPI>                     stage "install-<MPI>"
 #   3. clang build with ZCOLL_BUILD_FUZZ=ON in build-fuzz, ctest  stage "fuzz"
+#   4. scripts/check_smpi.sh: build with SimGrid's smpicc, one simulated allreduce  stage "smpi"
 # Every stage runs even when an earlier one failed (except after a failed bootstrap); the
 # last line is "test.sh: N passed, M failed" and the exit status is non-zero if M > 0.
 #
@@ -73,6 +74,7 @@ if [ "$stage_rc" -ne 0 ]; then
     record "install-$mpi" FAIL 0 "not run: bootstrap failed"
   done
   record fuzz FAIL 0 "not run: bootstrap failed"
+  record smpi FAIL 0 "not run: bootstrap failed"
   summary
   exit 1
 fi
@@ -115,5 +117,8 @@ else
   echo
   echo "=============== fuzz: SKIPPED: fuzz/CMakeLists.txt does not exist (yet), so there is no fuzz target to build"
 fi
+
+# ---- 4. SimGrid SMPI: zcoll and zcoll-bench build with smpicc, one simulated allreduce checked
+stage smpi bash scripts/check_smpi.sh
 
 summary
