@@ -34,12 +34,13 @@ void ring_reduce_scatter(Reduction& R, bool want_stream, void* out) {
         piece = R.homomorphic ? R.own + R.slot[i] : R.send[cur] + R.block_slot(i, bs);
         len = R.compress_input(i, piece);
       } else {
+        // Homomorphic: this rank's piece is compressed while the partial is on its way.
+        uint8_t* mine = R.homomorphic ? R.own + R.slot[i] : nullptr;
+        const size_t mine_len = R.homomorphic ? R.compress_input(i, mine) : 0;
         const size_t got = R.wait_recv(rq[prev], i - R.first_piece[bs]);
         const uint8_t* partial = R.recv[prev] + R.block_slot(i, bs);
         piece = last ? (want_stream ? R.result + R.slot[i] : nullptr) : R.send[cur] + R.block_slot(i, bs);
         if (R.homomorphic) {
-          uint8_t* mine = R.own + R.slot[i];
-          const size_t mine_len = R.compress_input(i, mine);
           len = R.combine(partial, got, mine, mine_len, i, piece);
         } else {
           len = R.doc_step(partial, got, i, piece, piece ? nullptr : at(out, R.piece_begin[i] - R.block_begin[r], R.es));
