@@ -156,7 +156,9 @@ def main():
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--mpi", default="mpich", choices=["mpich", "openmpi"])
-    ap.add_argument("--timeout", type=int, default=3000, help="seconds per launch")
+    ap.add_argument("--timeout", type=int, default=600,
+                    help="seconds per launch; MPICH sometimes hangs in MPI_Finalize across namespaces "
+                         "(often with 4 ranks), and then the launch lasts this long, its printed results kept")
     ap.add_argument("--plot-only", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
