@@ -83,6 +83,15 @@ def plot(out_dir, out_jsonl):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    def finish(fig, axes, ylabel, title, path):
+        axes[0][0].set_ylabel(ylabel)
+        axes[0][-1].legend(fontsize=7)
+        fig.suptitle(title)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
     recs = [json.loads(l) for l in open(out_jsonl) if l.strip()]
     groups = {}
     for r in recs:
@@ -103,14 +112,8 @@ def plot(out_dir, out_jsonl):
             ax.set_xscale("log", base=2)
             ax.set_title(op)
             ax.set_xlabel("MiB per rank")
-        axes[0][0].set_ylabel("speedup over plain MPI")
-        axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"{ranks} ranks, {rate} emulated link, REL 1e-4")
-        fig.tight_layout()
-        path = os.path.join(out_dir, f"speedup_{rate}_np{ranks}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(finish(fig, axes, "speedup over plain MPI", f"{ranks} ranks, {rate} emulated link, REL 1e-4",
+                              os.path.join(out_dir, f"speedup_{rate}_np{ranks}.png")))
 
         fig, axes = plt.subplots(1, len(ops), figsize=(3.2 * len(ops), 3.4), squeeze=False)
         parts = [("t_compress_s", "compression"), ("t_comm_s", "communication"), ("t_reduce_s", "reduction"),
@@ -130,14 +133,8 @@ def plot(out_dir, out_jsonl):
             ax.bar(names, other, bottom=bottom, label="other")
             ax.set_title(f"{op}, {big / 2**20:.0f} MiB")
             ax.tick_params(axis="x", rotation=60, labelsize=7)
-        axes[0][0].set_ylabel("seconds")
-        axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"time breakdown, {ranks} ranks, {rate}")
-        fig.tight_layout()
-        path = os.path.join(out_dir, f"breakdown_{rate}_np{ranks}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(finish(fig, axes, "seconds", f"time breakdown, {ranks} ranks, {rate}",
+                              os.path.join(out_dir, f"breakdown_{rate}_np{ranks}.png")))
     return written
 
 
