@@ -863,9 +863,16 @@ bool load_field(const std::string& path, std::vector<T>* field, std::string* err
 
 template <class T>
 int run_typed(const Opts& o, Op op, const Algo& algo, Result* res) {
-  std::vector<T> field;
+  // Read once per launch: every configuration of a list uses the same --input.
+  static std::vector<T> field;
+  static std::string loaded;
   std::string err;
-  int ok = load_field(o.input, &field, &err) ? 1 : 0, all = 0;
+  int ok = 1, all = 0;
+  if (loaded != o.input) {
+    field.clear();
+    ok = load_field(o.input, &field, &err) ? 1 : 0;
+    loaded = ok ? o.input : std::string();
+  }
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
     if (!ok) std::fprintf(stderr, "zcoll-bench coll: rank %d: %s\n", g_rank, err.c_str());
