@@ -173,7 +173,9 @@ int zcoll_decompress(const void *in, size_t in_size, zcoll_dtype dtype,
 /* ------------------------------------------------- homomorphic combination
  *
  * Two streams written with the same dtype, count, absolute bound, chunk length and
- * shape hold integers q on the same grid (x' = 2 eb_abs q), so they can be combined
+ * shape hold integers q on the same grid (x' = 2 eb_abs q rounded to the element type;
+ * for float32 the step is 2 x the largest float <= eb_abs, which keeps the float32
+ * arithmetic in single precision), so they can be combined
  * without decompressing to floating point: zcoll_combine decodes each block's
  * integers, combines them, and encodes the result as a new stream of the same kind
  * (same eb_abs), which can be combined again or decompressed.

@@ -542,7 +542,8 @@ template <class T> std::vector<T> quantizer_edges(double eb, size_t n) {
   v.reserve(n);
   const double twoeb = 2 * eb;
   std::mt19937_64 g(4242);
-  const double ks[] = {0, 1, 2, 3, 1e3, 1e6, 1073741822.0, 1073741823.0, 1073741824.0, 1073741825.0,
+  // 2^24 +- 1: where float32 leaves the single-precision grid (fzl_format.h).
+  const double ks[] = {0, 1, 2, 3, 1e3, 1e6, 16777215.0, 16777216.0, 16777217.0, 1073741822.0, 1073741823.0, 1073741824.0, 1073741825.0,
                        2147483647.0, 2147483648.0, 4294967296.0, 9.2e18, 1e30};
   while (v.size() < n) {
     for (double k : ks) {

@@ -137,13 +137,20 @@ bool valid_eb(double eb) { return std::isfinite(eb) && eb > 0; }
 // Streams carry the bound after clamping, so a reader accepts only that range.
 bool valid_stream_eb(double eb) { return eb > 0 && eb <= DBL_MAX / 4; }
 
-ChunkGeometry geometry(double eb, int ndims, const size_t* dims) {
+// The grid of fzl_format.h: step 2 eb, or 2 eb32 for float32 (eb32 > 0: eb is above
+// the smallest subnormal float; below it no float value can be quantized anyway).
+ChunkGeometry geometry(zcoll_dtype dtype, double eb, int ndims, const size_t* dims) {
   ChunkGeometry g;
   g.eb = eb;
-  g.twoeb = 2 * eb;
-  g.inv = 1.0 / g.twoeb;
   g.eb_f32 = eb >= static_cast<double>(FLT_MAX) ? FLT_MAX : static_cast<float>(eb);
   if (static_cast<double>(g.eb_f32) > eb) g.eb_f32 = std::nextafter(g.eb_f32, 0.0f);
+  const bool f32_grid = dtype == ZCOLL_FLOAT32 && g.eb_f32 > 0;
+  g.twoeb = 2 * (f32_grid ? static_cast<double>(g.eb_f32) : eb);
+  g.inv = 1.0 / g.twoeb;
+  if (f32_grid && g.twoeb <= static_cast<double>(FLT_MAX)) {
+    g.twoeb_f32 = static_cast<float>(g.twoeb);  // exact
+    g.inv_f32 = static_cast<float>(g.inv);
+  }
   g.ndims = ndims;
   for (int d = 0; d < 3; ++d) g.extent[d] = dims[d];
   return g;
@@ -343,7 +350,7 @@ int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, si
     value_range(dtype, in, count, thread_count(p->threads, count / 65536 + 1), &lo, &hi);
     eb = rel_to_abs(p->eb, lo, hi);
   }
-  pl.geom = geometry(eb, pl.ndims, pl.dims);
+  pl.geom = geometry(pl.dtype, eb, pl.ndims, pl.dims);
   *plan = pl;
   return ZCOLL_SUCCESS;
 }
@@ -429,7 +436,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   }
   if (pl.nchunks > (in_size - kHeaderBytes) / kIndexEntryBytes) return ZCOLL_ERR_CORRUPT;
   if (header_checksum(in, pl.nchunks) != load_u32(in + 56)) return ZCOLL_ERR_CORRUPT;
-  pl.geom = geometry(eb, pl.ndims, pl.dims);
+  pl.geom = geometry(pl.dtype, eb, pl.ndims, pl.dims);
   std::vector<size_t> off(pl.nchunks + 1);
   size_t pos = pl.data_offset();
   for (size_t k = 0; k < pl.nchunks; ++k) {

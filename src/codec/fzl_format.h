@@ -29,10 +29,15 @@
 //               then n*b bits of residual magnitudes, value i at bits [i*b, i*b+b), LSB first,
 //               padded to a whole byte (32 values x b bits = 4b bytes: whole words)
 //   if bit 6:   u32 mask of exact positions, then the exact values (T) in position order
-// All-zero blocks cost 1 byte. The residuals come from quantized integers
-// q = round_half_even(x / (2 eb)) with |q| < 2^30, so the integers of two streams with
-// the same eb can be added without decompressing; exact positions carry the
-// placeholder q[i] = q[i-1] so the prediction chain stays linear in q.
+// All-zero blocks cost 1 byte. The residuals come from quantized integers q with
+// |q| < 2^30 on the grid x' = q * s, rounded once to the element type, so the integers
+// of two streams with the same eb can be added without decompressing; exact positions
+// carry the placeholder q[i] = q[i-1] so the prediction chain stays linear in q.
+// The grid step s is 2 eb for float64. For float32 it is 2 eb32, eb32 the largest float
+// <= eb (the bound the float32 acceptance test applies anyway), so that s is a float and
+// q * s, for |q| <= 2^24, is one float multiplication: the encoder and decoder then work
+// in single precision and reach the same bits as double arithmetic (version 2; version 1
+// used s = 2 eb for both).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -41,7 +46,7 @@
 namespace zcoll::fzl {
 
 inline constexpr uint8_t kMagic[4] = {'Z', 'C', 'F', 'L'};
-inline constexpr uint8_t kFormatVersion = 1;
+inline constexpr uint8_t kFormatVersion = 2;
 inline constexpr uint8_t kCodecFzl = 1;     // ZCOLL_CODEC_FZL
 inline constexpr uint8_t kCodecLpbyte = 2;  // ZCOLL_CODEC_LPBYTE
 inline constexpr uint8_t kCodecLpbit = 3;   // ZCOLL_CODEC_LPBIT
@@ -103,8 +108,12 @@ inline uint32_t header_checksum(const uint8_t* in, size_t nchunks) {
 
 // Everything an encoder or decoder of one chunk needs to know.
 struct ChunkGeometry {
-  double eb = 0, twoeb = 0, inv = 0;  // inv = 1 / (2 eb)
+  double eb = 0;                       // the stream's bound
+  double twoeb = 0, inv = 0;           // the grid step s (see above) and 1 / s
   float eb_f32 = 0;                    // largest float <= eb (the float32 acceptance test)
+  // float32 streams whose step is a finite float: s and 1 / s in single precision;
+  // 0 when the single-precision path does not apply.
+  float twoeb_f32 = 0, inv_f32 = 0;
   int ndims = 1;                       // 1, 2 or 3
   size_t stride[3] = {0, 0, 0};        // element strides of the slow dims (ndims > 1)
   size_t extent[3] = {0, 0, 0};        // dims, slowest first

@@ -26,12 +26,42 @@ inline uint32_t magnitude(uint32_t u) {
 }
 inline unsigned bit_length(uint32_t v) { return v ? 32u - static_cast<unsigned>(__builtin_clz(v)) : 0u; }
 
+inline uint64_t abs_i32(uint32_t v) {
+  const int64_t x = static_cast<int32_t>(v);
+  return static_cast<uint64_t>(x < 0 ? -x : x);
+}
+
+// Bound on |q| over a full 1-D block that follows the state (q1 = last integer, d1 = last
+// first difference) and whose residuals have at most b bits: first order
+// |q1| + 32 m, second order |q1| + 32 |d1| + (1 + 2 + ... + 32) m, m = 2^b - 1.
+inline uint64_t integer_reach(uint32_t q1, uint32_t d1, bool alt, unsigned b) {
+  const uint64_t m = (uint64_t{1} << b) - 1;
+  return alt ? abs_i32(q1) + kBlock * abs_i32(d1) + 528 * m : abs_i32(q1) + kBlock * m;
+}
+
 // The acceptance test is |x - x'| < eb evaluated in the element type, against eb
 // rounded down to that type (eb_t). Rounding is monotonic, so a true |x - x'| > eb can
 // never pass; the test is sound in double precision and costs no conversions back to
 // double. (Errors of exactly eb are sent exactly; that is rare and only costs bytes.)
+//
+// float32 first tries single precision (fzl_format.h): r = round(x * (1/s)) in float,
+// accepted when |r| <= 2^24 and the float product r * s, which is then the decoder's
+// value bit for bit, passes the test. Otherwise (r off by one after the float product's
+// rounding, |r| beyond 2^24, NaN, Inf) the double-precision step decides. Every ISA
+// applies the same two steps, so the stream does not depend on which one ran.
+inline constexpr float kFloatExactInt = 16777216.0f;  // 2^24
+
 template <class T>
 inline bool quantize_value(T x, const ChunkGeometry& g, int32_t& q) {
+  if constexpr (sizeof(T) == 4) {
+    if (g.twoeb_f32 > 0) {
+      const float r = std::nearbyint(x * g.inv_f32);
+      if (std::fabs(r) <= kFloatExactInt && std::fabs(x - r * g.twoeb_f32) < g.eb_f32) {
+        q = static_cast<int32_t>(r);
+        return true;
+      }
+    }
+  }
   // The limit applies to the rounded value (as the AVX2 kernel checks it on integers).
   const double rq = std::nearbyint(static_cast<double>(x) * g.inv);
   if (!(std::fabs(rq) <= kQuantLimit)) return false;  // also NaN and Inf
@@ -66,8 +96,10 @@ inline __m256i quantize8(__m256d xa, __m256d xb, const ChunkGeometry& g, __m256d
   return q;
 }
 
+// The block's integers stay in registers (qv), so the encoder can predict from them
+// without reloading what it has just stored.
 template <class T>
-inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t* q) {
+inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, __m256i qv[4]) {
   const __m256d twoeb = _mm256_set1_pd(g.twoeb);
   uint32_t mask = 0;
   for (unsigned j = 0; j < kBlock; j += 8) {
@@ -75,12 +107,31 @@ inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t*
     __m256i ok, qi;
     if constexpr (sizeof(T) == 4) {
       const __m256 xf = _mm256_loadu_ps(reinterpret_cast<const float*>(x) + j);
+      __m256 okf = _mm256_setzero_ps();
+      __m256i qf = _mm256_setzero_si256();
+      if (g.twoeb_f32 > 0) {  // single precision first (see quantize_value)
+        const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+        const __m256 r = _mm256_round_ps(_mm256_mul_ps(xf, _mm256_set1_ps(g.inv_f32)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256 err = _mm256_and_ps(_mm256_sub_ps(xf, _mm256_mul_ps(r, _mm256_set1_ps(g.twoeb_f32))), absm);
+        okf = _mm256_and_ps(_mm256_cmp_ps(err, _mm256_set1_ps(g.eb_f32), _CMP_LT_OQ),
+                            _mm256_cmp_ps(_mm256_and_ps(r, absm), _mm256_set1_ps(kFloatExactInt), _CMP_LE_OQ));
+        qf = _mm256_and_si256(_mm256_cvtps_epi32(r), _mm256_castps_si256(okf));
+        const unsigned okbits = static_cast<unsigned>(_mm256_movemask_ps(okf));
+        if (okbits == 0xffu) {
+          qv[j / 8] = qf;
+          continue;
+        }
+      }
       qi = quantize8(_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), g, ra,
                      rb, ok);
       const __m256 rec = _mm256_setr_m128(_mm256_cvtpd_ps(_mm256_mul_pd(ra, twoeb)),
                                           _mm256_cvtpd_ps(_mm256_mul_pd(rb, twoeb)));
       const __m256 err = _mm256_and_ps(_mm256_sub_ps(xf, rec), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
       ok = _mm256_and_si256(ok, _mm256_castps_si256(_mm256_cmp_ps(err, _mm256_set1_ps(g.eb_f32), _CMP_LT_OQ)));
+      // Lanes the single-precision step accepted keep its integer.
+      qi = _mm256_blendv_epi8(_mm256_and_si256(qi, ok), qf, _mm256_castps_si256(okf));
+      ok = _mm256_or_si256(ok, _mm256_castps_si256(okf));
     } else {
       const double* xd = reinterpret_cast<const double*>(x) + j;
       const __m256d xa = _mm256_loadu_pd(xd), xb = _mm256_loadu_pd(xd + 4);
@@ -94,7 +145,7 @@ inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t*
       const __m128i lb = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(eb2), pick));
       ok = _mm256_and_si256(ok, _mm256_set_m128i(lb, la));
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + j), _mm256_and_si256(qi, ok));
+    qv[j / 8] = _mm256_and_si256(qi, ok);
     mask |= (~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(ok))) & 0xffu) << j;
   }
   return mask;
@@ -107,7 +158,12 @@ inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, int32_t*
 template <class T>
 inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
 #if defined(__AVX2__)
-  if (len == kBlock) return quantize_block_avx2(x, g, q);
+  if (len == kBlock) {
+    __m256i qv[4];
+    const uint32_t mask = quantize_block_avx2(x, g, qv);
+    for (unsigned j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 8 * j), qv[j]);
+    return mask;
+  }
 #endif
   uint32_t mask = 0;
   for (unsigned k = 0; k < len; ++k) {
@@ -279,41 +335,62 @@ struct Unpack8Tables {
 };
 inline constexpr Unpack8Tables kUnpack8Tables{};
 
-inline void unpack32_avx2(const uint8_t* p, unsigned b, uint32_t signs, int32_t* r) {
+inline void unpack32_avx2(const uint8_t* p, unsigned b, uint32_t signs, __m256i r[4]) {
   const Unpack8Tables& t = kUnpack8Tables;
   const __m256i shuf = _mm256_load_si256(reinterpret_cast<const __m256i*>(t.shuffle[b]));
   const __m256i sh = _mm256_load_si256(reinterpret_cast<const __m256i*>(t.shift[b]));
   const __m256i mask = _mm256_set1_epi32(static_cast<int>((1u << b) - 1));
-  const __m256i lanebit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  // Sign bit 8g + j moved to bit 31 of lane j, and never zero, for _mm256_sign_epi32.
+  const __m256i all_signs = _mm256_set1_epi32(static_cast<int>(signs)), one = _mm256_set1_epi32(1);
+  __m256i to_top = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24);
   const unsigned upper = (4 * b) / 8;
   for (unsigned g = 0; g < 4; ++g, p += b) {
     __m256i raw = _mm256_setr_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + upper)));
     __m256i v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(raw, shuf), sh), mask);
-    __m256i neg = _mm256_cmpeq_epi32(
-        _mm256_and_si256(_mm256_set1_epi32(static_cast<int>((signs >> (8 * g)) & 0xff)), lanebit), lanebit);
-    v = _mm256_sub_epi32(_mm256_xor_si256(v, neg), neg);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 8 * g), v);
+    v = _mm256_sign_epi32(v, _mm256_or_si256(_mm256_sllv_epi32(all_signs, to_top), one));
+    to_top = _mm256_sub_epi32(to_top, _mm256_set1_epi32(8));
+    r[g] = v;
   }
+}
+
+// A full block without exact values, read straight from the stream into registers.
+struct RegBlock {
+  __m256i r[4];
+  bool alt = false;
+  const uint8_t* next = nullptr;  // the following block
+};
+
+// The block at p if it is full-width-decodable here (b <= 25, no exact values, inside
+// [p, end) and with room for unpack32_avx2's wide loads before buffer_end); otherwise
+// false, and the caller takes parse_block. Does not advance p.
+inline bool peek_block_avx2(const uint8_t* p, const uint8_t* end, const uint8_t* buffer_end, RegBlock& out) {
+  if (p >= end) return false;
+  const unsigned tag = *p, b = tag & kTagBitsMask;
+  const size_t payload = b ? 4 + 4 * static_cast<size_t>(b) : 0;
+  if (b > 25 || (tag & kTagExact) || static_cast<size_t>(end - p) <= payload ||
+      static_cast<size_t>(buffer_end - p) < payload + 17)
+    return false;
+  if (b) {
+    unpack32_avx2(p + 5, b, load_u32(p + 1), out.r);
+  } else {
+    out.r[0] = out.r[1] = out.r[2] = out.r[3] = _mm256_setzero_si256();
+  }
+  out.alt = (tag & kTagAltPredictor) != 0;
+  out.next = p + 1 + payload;
+  return true;
 }
 #endif
 
 // ------------------------------------------------------------------ encode
 
-// Writes one block given its residual magnitudes, sign bits and code length.
+inline uint8_t* emit_tag(unsigned b, uint32_t exact_mask, bool alt, uint8_t* p) {
+  *p = static_cast<uint8_t>(b | (exact_mask ? kTagExact : 0u) | (alt ? kTagAltPredictor : 0u));
+  return p + 1;
+}
+
 template <class T>
-uint8_t* emit_block(const uint32_t* mags, uint32_t signs, unsigned b, unsigned n, uint32_t exact_mask, const T* x,
-                    bool alt, uint8_t* p) {
-  *p++ = static_cast<uint8_t>(b | (exact_mask ? kTagExact : 0u) | (alt ? kTagAltPredictor : 0u));
-  if (b) {
-    store_u32(p, signs);
-    if (n == kBlock) {
-      Coders::pack[b](mags, p + 4);
-      p += 4 + 4 * b;
-    } else {
-      p = pack_bits(mags, n, b, p + 4);
-    }
-  }
+uint8_t* emit_exact(uint32_t exact_mask, const T* x, uint8_t* p) {
   if (exact_mask) {
     store_u32(p, exact_mask);
     p += 4;
@@ -324,6 +401,91 @@ uint8_t* emit_block(const uint32_t* mags, uint32_t signs, unsigned b, unsigned n
   }
   return p;
 }
+
+// Writes one block given its residual magnitudes, sign bits and code length.
+template <class T>
+uint8_t* emit_block(const uint32_t* mags, uint32_t signs, unsigned b, unsigned n, uint32_t exact_mask, const T* x,
+                    bool alt, uint8_t* p) {
+  p = emit_tag(b, exact_mask, alt, p);
+  if (b) {
+    store_u32(p, signs);
+    if (n == kBlock) {
+      Coders::pack[b](mags, p + 4);
+      p += 4 + 4 * b;
+    } else {
+      p = pack_bits(mags, n, b, p + 4);
+    }
+  }
+  return emit_exact(exact_mask, x, p);
+}
+
+#if defined(__AVX2__)
+// Packs 32 magnitudes of b <= 16 bits, held in four vectors, into pack32<b>'s layout
+// (value i at bits [i*b, i*b+b)). Neighbouring fields merge pairwise, doubling their
+// width each step, so there is no per-value shift. Writes up to 8 bytes past the 4b
+// bytes, which a block's worst-case size leaves room for.
+inline void pack32_avx2(const __m256i m[4], unsigned b, uint8_t* p) {
+  // Merges each pair of w-bit fields (w = lane bits / 2) holding `bits` bits apiece.
+  auto merge16 = [](__m256i v, unsigned bits) {
+    const __m256i lo = _mm256_set1_epi16(0x00ff);
+    return _mm256_or_si256(_mm256_and_si256(v, lo),
+                           _mm256_srl_epi16(_mm256_andnot_si256(lo, v), _mm_cvtsi32_si128(static_cast<int>(8 - bits))));
+  };
+  auto merge32 = [](__m256i v, unsigned bits) {
+    const __m256i lo = _mm256_set1_epi32(0xffff);
+    return _mm256_or_si256(_mm256_and_si256(v, lo),
+                           _mm256_srl_epi32(_mm256_andnot_si256(lo, v), _mm_cvtsi32_si128(static_cast<int>(16 - bits))));
+  };
+  auto merge64 = [](__m256i v, unsigned bits) {
+    const __m256i lo = _mm256_set1_epi64x(0xffffffffll);
+    return _mm256_or_si256(_mm256_and_si256(v, lo),
+                           _mm256_srl_epi64(_mm256_andnot_si256(lo, v), _mm_cvtsi32_si128(static_cast<int>(32 - bits))));
+  };
+  // Values 0-15 and 16-31 as u16, in order (packus interleaves the 128-bit lanes).
+  const __m256i h0 = _mm256_permute4x64_epi64(_mm256_packus_epi32(m[0], m[1]), 0xd8);
+  const __m256i h1 = _mm256_permute4x64_epi64(_mm256_packus_epi32(m[2], m[3]), 0xd8);
+  if (b <= 8) {
+    __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi16(h0, h1), 0xd8);  // 32 bytes in order
+    v = merge64(merge32(merge16(v, b), 2 * b), 4 * b);                        // each u64: 8 values, 8b bits
+    const __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+    store_u64(p, static_cast<uint64_t>(_mm_cvtsi128_si64(lo)));
+    store_u64(p + b, static_cast<uint64_t>(_mm_extract_epi64(lo, 1)));
+    store_u64(p + 2 * b, static_cast<uint64_t>(_mm_cvtsi128_si64(hi)));
+    store_u64(p + 3 * b, static_cast<uint64_t>(_mm_extract_epi64(hi, 1)));
+    return;
+  }
+  // Each u64: 4 values, 4b bits; then each 128-bit lane: 8 values, 8b bits = b bytes.
+  const __m128i up = _mm_cvtsi32_si128(static_cast<int>(4 * b)), down = _mm_cvtsi32_si128(static_cast<int>(64 - 4 * b));
+  auto merge128 = [&](__m256i v) {
+    const __m256i raised = _mm256_sll_epi64(_mm256_shuffle_epi32(v, 0x4e), up);  // upper u64 << 4b, in the lower
+    return _mm256_blend_epi32(_mm256_or_si256(v, raised), _mm256_srl_epi64(v, down), 0xcc);
+  };
+  const __m256i v0 = merge128(merge64(merge32(h0, b), 2 * b)), v1 = merge128(merge64(merge32(h1, b), 2 * b));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(v0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p + b), _mm256_extracti128_si256(v0, 1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 2 * b), _mm256_castsi256_si128(v1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 3 * b), _mm256_extracti128_si256(v1, 1));
+}
+
+// emit_block for a full block whose magnitudes are in four vectors.
+template <class T>
+uint8_t* emit_block_avx2(const __m256i m[4], uint32_t signs, unsigned b, uint32_t exact_mask, const T* x, bool alt,
+                         uint8_t* p) {
+  p = emit_tag(b, exact_mask, alt, p);
+  if (b) {
+    store_u32(p, signs);
+    if (b <= 16) {
+      pack32_avx2(m, b, p + 4);
+    } else {
+      alignas(32) uint32_t mags[kBlock];
+      for (unsigned j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(mags + 8 * j), m[j]);
+      Coders::pack[b](mags, p + 4);
+    }
+    p += 4 + 4 * b;
+  }
+  return emit_exact(exact_mask, x, p);
+}
+#endif
 
 template <class T>
 uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T* x, bool alt, uint8_t* p) {
@@ -352,31 +514,41 @@ inline uint32_t hreduce_or(__m256i v) {
   return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
 }
 
-// A full 1-D block: first and second differences of q (q[-1], q[-2] readable), their
-// magnitudes and signs in one pass; emits whichever order needs fewer bits.
+// The 8 lanes of cur moved up by one (two) lanes, the last lane(s) of prev shifted in.
+inline __m256i lag1(__m256i cur, __m256i prev) {
+  return _mm256_alignr_epi8(cur, _mm256_permute2x128_si256(prev, cur, 0x21), 12);
+}
+inline __m256i lag2(__m256i cur, __m256i prev) {
+  return _mm256_alignr_epi8(cur, _mm256_permute2x128_si256(prev, cur, 0x21), 8);
+}
+
+// A full 1-D block of integers qv (prev: the 8 integers before it): first and second
+// differences, their magnitudes and signs in one pass, all in registers; emits
+// whichever order needs fewer bits.
 template <class T>
-uint8_t* encode_block_1d_avx2(const int32_t* q, uint32_t exact_mask, const T* x, uint8_t* p) {
-  alignas(32) uint32_t m1[kBlock], m2[kBlock];
+uint8_t* encode_block_1d_avx2(const __m256i qv[4], __m256i prev, uint32_t exact_mask, const T* x, uint8_t* p) {
+  __m256i m1[4], m2[4];
   uint32_t s1 = 0, s2 = 0;
   __m256i o1 = _mm256_setzero_si256(), o2 = _mm256_setzero_si256();
   for (unsigned g = 0; g < 4; ++g) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 8 * g));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 8 * g - 1));
-    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 8 * g - 2));
+    const __m256i a = qv[g];
+    const __m256i b = lag1(a, prev), c = lag2(a, prev);  // q[i-1], q[i-2]
+    prev = a;
     const __m256i d1 = _mm256_sub_epi32(a, b);
     const __m256i d2 = _mm256_sub_epi32(d1, _mm256_sub_epi32(b, c));
-    const __m256i a1 = _mm256_abs_epi32(d1), a2 = _mm256_abs_epi32(d2);  // |INT32_MIN| stays 2^31 unsigned
-    _mm256_store_si256(reinterpret_cast<__m256i*>(m1 + 8 * g), a1);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(m2 + 8 * g), a2);
-    o1 = _mm256_or_si256(o1, a1);
-    o2 = _mm256_or_si256(o2, a2);
+    m1[g] = _mm256_abs_epi32(d1);  // |INT32_MIN| stays 2^31 unsigned
+    m2[g] = _mm256_abs_epi32(d2);
+    o1 = _mm256_or_si256(o1, m1[g]);
+    o2 = _mm256_or_si256(o2, m2[g]);
     s1 |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d1))) << (8 * g);
     s2 |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d2))) << (8 * g);
   }
   const unsigned b1 = bit_length(hreduce_or(o1)), b2 = bit_length(hreduce_or(o2));
-  return b2 < b1 ? emit_block(m2, s2, b2, kBlock, exact_mask, x, true, p)
-                 : emit_block(m1, s1, b1, kBlock, exact_mask, x, false, p);
+  return b2 < b1 ? emit_block_avx2(m2, s2, b2, exact_mask, x, true, p)
+                 : emit_block_avx2(m1, s1, b1, exact_mask, x, false, p);
 }
+
+inline __m256i load_q8(const int32_t* q) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)); }
 #endif
 
 // One 1-D block of quantized integers (q[-1], q[-2] readable): first- or second-order
@@ -384,7 +556,10 @@ uint8_t* encode_block_1d_avx2(const int32_t* q, uint32_t exact_mask, const T* x,
 template <class T>
 inline uint8_t* encode_block_1d(const int32_t* q, unsigned len, uint32_t mask, const T* x, uint8_t* p) {
 #if defined(__AVX2__)
-  if (len == kBlock) return encode_block_1d_avx2(q, mask, x, p);
+  if (len == kBlock) {
+    const __m256i qv[4] = {load_q8(q), load_q8(q + 8), load_q8(q + 16), load_q8(q + 24)};
+    return encode_block_1d_avx2(qv, _mm256_setr_epi32(0, 0, 0, 0, 0, 0, q[-2], q[-1]), mask, x, p);
+  }
 #endif
   int32_t r1[kBlock], r2[kBlock];
   const uint32_t* qu = reinterpret_cast<const uint32_t*>(q);
@@ -431,7 +606,24 @@ size_t encode_chunk(const T* x, size_t n, size_t begin, const ChunkGeometry& g, 
   }
   // 1-D, one block at a time while it is in L1. q[-1] and q[-2] read as 0 (padding).
   uint8_t* p = out;
-  for (size_t i = 0; i < n; i += kBlock) {
+  size_t i = 0;
+#if defined(__AVX2__)
+  // Full blocks without exact values never touch q in memory except to leave it for
+  // the blocks that do (their placeholders read q[i-1]).
+  __m256i prev = _mm256_setzero_si256();
+  for (; i + kBlock <= n; i += kBlock) {
+    __m256i qv[4];
+    const uint32_t mask = quantize_block_avx2(x + i, g, qv);
+    for (unsigned j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i + 8 * j), qv[j]);
+    if (mask) {
+      fill_block_placeholders(q, i, mask);
+      for (unsigned j = 0; j < 4; ++j) qv[j] = load_q8(q + i + 8 * j);
+    }
+    p = encode_block_1d_avx2(qv, prev, mask, x + i, p);
+    prev = qv[3];
+  }
+#endif
+  for (; i < n; i += kBlock) {
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
     const uint32_t mask = quantize_block(x + i, len, g, q + i);
     if (mask) fill_block_placeholders(q, i, mask);
@@ -445,12 +637,19 @@ size_t encode_chunk(const T* x, size_t n, size_t begin, const ChunkGeometry& g, 
 // Rebuilds one 1-D block from its residuals and writes the values. q1 and d1 carry
 // q[i-1] and q[i-1] - q[i-2] from block to block.
 // With Out = int32_t the integers themselves are written (for homomorphic combination).
-template <class Out>
-inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q1, uint32_t& d1, double twoeb,
-                          Out* out) {
-  constexpr bool kToQ = std::is_same<Out, int32_t>::value;
 #if defined(__AVX2__)
-  if (len == kBlock) {
+// A full block whose residuals are in four vectors.
+template <class Out>
+inline void rebuild_block_avx2(const __m256i rv[4], bool alt, unsigned b, uint32_t& q1, uint32_t& d1,
+                               const ChunkGeometry& geo, Out* out) {
+  constexpr bool kToQ = std::is_same<Out, int32_t>::value;
+  const double twoeb = geo.twoeb;
+  {
+    // When every |q| of the block is at most 2^24 (bounded from the state and the code
+    // length b, see integer_reach), float(q) is exact and one float multiplication gives
+    // the grid value.
+    const bool f32_grid = sizeof(Out) == 4 && !kToQ && geo.twoeb_f32 > 0 &&
+                          integer_reach(q1, d1, alt, b) <= static_cast<uint64_t>(kFloatExactInt);
     auto prefix8 = [](__m256i v) {
       v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
       v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
@@ -461,7 +660,7 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
     const __m256d scale = _mm256_set1_pd(twoeb);
     __m256i qc = _mm256_set1_epi32(static_cast<int>(q1)), dc = _mm256_set1_epi32(static_cast<int>(d1));
     for (unsigned g = 0; g < 4; ++g) {
-      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rb + 8 * g));
+      __m256i v = rv[g];
       if (alt) {
         v = _mm256_add_epi32(prefix8(v), dc);
         dc = _mm256_permutevar8x32_epi32(v, last);
@@ -475,6 +674,11 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
       const __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), scale);
       const __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), scale);
       if constexpr (sizeof(Out) == 4) {
+        if (f32_grid) {
+          _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
+                           _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(geo.twoeb_f32)));
+          continue;
+        }
         _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
                          _mm256_setr_m128(_mm256_cvtpd_ps(lo), _mm256_cvtpd_ps(hi)));
       } else {
@@ -483,8 +687,22 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
       }
     }
     const uint32_t qn = static_cast<uint32_t>(_mm256_cvtsi256_si32(qc));
-    d1 = alt ? static_cast<uint32_t>(_mm256_cvtsi256_si32(dc)) : static_cast<uint32_t>(rb[kBlock - 1]);
+    d1 = alt ? static_cast<uint32_t>(_mm256_cvtsi256_si32(dc))
+             : static_cast<uint32_t>(_mm256_extract_epi32(rv[3], 7));
     q1 = qn;
+  }
+}
+#endif
+
+template <class Out>
+inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, unsigned b, uint32_t& q1, uint32_t& d1,
+                          const ChunkGeometry& geo, Out* out) {
+  constexpr bool kToQ = std::is_same<Out, int32_t>::value;
+  (void)b;
+#if defined(__AVX2__)
+  if (len == kBlock) {
+    const __m256i rv[4] = {load_q8(rb), load_q8(rb + 8), load_q8(rb + 16), load_q8(rb + 24)};
+    rebuild_block_avx2(rv, alt, b, q1, d1, geo, out);
     return;
   }
 #endif
@@ -496,7 +714,7 @@ inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, uint32_t& q
     }
     q1 += d1;
     if constexpr (kToQ) out[k] = static_cast<int32_t>(q1);
-    else store_elem(out + k, dequantize_value<Out>(static_cast<int32_t>(q1), twoeb));
+    else store_elem(out + k, dequantize_value<Out>(static_cast<int32_t>(q1), geo.twoeb));
   }
 }
 
@@ -527,8 +745,11 @@ inline bool parse_block(const uint8_t*& p, const uint8_t* end, const uint8_t* bu
     if (static_cast<size_t>(buffer_end - p) >= payload + 16) {
       if (len == kBlock) {
 #if defined(__AVX2__)
-        if (b <= 25) unpack32_avx2(p, b, signs, rb);
-        else
+        if (b <= 25) {
+          __m256i v[4];
+          unpack32_avx2(p, b, signs, v);
+          for (unsigned g = 0; g < 4; ++g) _mm256_storeu_si256(reinterpret_cast<__m256i*>(rb + 8 * g), v[g]);
+        } else
 #endif
         Coders::unpack[b](p, signs, rb);
       } else {
@@ -578,6 +799,17 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
   int32_t* q = qout ? qout : s.q;
   for (size_t blk = 0; blk < nblocks; ++blk) {
     const size_t i = blk * kBlock;
+#if defined(__AVX2__)
+    // The common 1-D block (full, no exact values, b <= 25, room for the wide loads)
+    // goes from the stream to values in registers; any other takes parse_block.
+    RegBlock rbk;
+    if (g.ndims == 1 && !qout && n - i >= kBlock && peek_block_avx2(p, end, buffer_end, rbk)) {
+      rebuild_block_avx2(rbk.r, rbk.alt, static_cast<unsigned>(*p & kTagBitsMask), q1, d1, g, out + i);
+      p = rbk.next;
+      s.exact[blk] = 0;
+      continue;
+    }
+#endif
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
     ParsedBlock pb;
     if (!parse_block<T>(p, end, buffer_end, len, r + i, pb)) return false;
@@ -587,8 +819,8 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     const bool is_alt = pb.alt;
     int32_t* rb = r + i;
     if (g.ndims == 1) {
-      if (qout) rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, qout + i);
-      else rebuild_block(rb, len, is_alt, q1, d1, g.twoeb, out + i);
+      if (qout) rebuild_block(rb, len, is_alt, pb.b, q1, d1, g, qout + i);
+      else rebuild_block(rb, len, is_alt, pb.b, q1, d1, g, out + i);
     }
   }
   if (p != end) return false;
@@ -729,23 +961,84 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
   return keep_exact;
 }
 
+#if defined(__AVX2__)
+// The state update of advance_state for a full block: sum = r_0 + ... + r_31 and
+// weighted = 32 r_0 + 31 r_1 + ... + 1 r_31.
+inline void advance_by_sums(uint32_t sum, uint32_t weighted, uint32_t last, bool alt, uint32_t& q1, uint32_t& d1) {
+  if (alt) {  // d_k = d1 + r_0 + ... + r_k;  q_end = q1 + sum of d_k
+    q1 += kBlock * d1 + weighted;
+    d1 += sum;
+  } else {
+    q1 += sum;
+    d1 = last;
+  }
+}
+
+// (weighted only for second-order blocks, the only ones that use it)
+inline void block_sums_avx2(const __m256i r[4], bool alt, uint32_t& sum, uint32_t& weighted) {
+  __m256i vs = _mm256_add_epi32(_mm256_add_epi32(r[0], r[1]), _mm256_add_epi32(r[2], r[3]));
+  sum = hreduce_add(vs);
+  weighted = 0;
+  if (alt) {
+    __m256i vw = _mm256_setzero_si256();
+    __m256i w = _mm256_setr_epi32(32, 31, 30, 29, 28, 27, 26, 25);
+    for (unsigned g = 0; g < 4; ++g) {
+      vw = _mm256_add_epi32(vw, _mm256_mullo_epi32(r[g], w));
+      w = _mm256_sub_epi32(w, _mm256_set1_epi32(8));
+    }
+    weighted = hreduce_add(vw);
+  }
+}
+
+// SUM of two full blocks on the linear path (see combine_chunk_1d): the result's
+// residuals are the operands' residuals added. Mixed predictors: second-order
+// residuals are differences of first-order ones (the first against the state's last
+// difference), so the first-order side converts and the sum is second order. Emits the
+// block and advances the three states; false (nothing written) when the result's
+// integers could leave the quantizer's range.
+template <class T>
+bool sum_blocks_avx2(const RegBlock& A, const RegBlock& B, uint32_t& q1, uint32_t& d1, uint32_t& qa1, uint32_t& da1,
+                     uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
+  const bool alt = A.alt || B.alt;
+  __m256i conv[4];
+  const __m256i* xa = A.r;
+  const __m256i* xb = B.r;
+  if (A.alt != B.alt) {
+    const __m256i* first = A.alt ? B.r : A.r;
+    __m256i prev = _mm256_set1_epi32(static_cast<int>(A.alt ? db1 : da1));
+    for (unsigned g = 0; g < 4; ++g) {
+      conv[g] = _mm256_sub_epi32(first[g], lag1(first[g], prev));
+      prev = first[g];
+    }
+    (A.alt ? xb : xa) = conv;
+  }
+  __m256i u[4], mags[4];
+  __m256i o = _mm256_setzero_si256();
+  uint32_t signs = 0;
+  for (unsigned g = 0; g < 4; ++g) {
+    u[g] = _mm256_add_epi32(xa[g], xb[g]);
+    mags[g] = _mm256_abs_epi32(u[g]);
+    o = _mm256_or_si256(o, mags[g]);
+    signs |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(u[g]))) << (8 * g);
+  }
+  const unsigned bits = bit_length(hreduce_or(o));
+  if (integer_reach(q1, d1, alt, bits) > static_cast<uint64_t>(kQuantLimit)) return false;
+  p = emit_block_avx2(mags, signs, bits, 0u, static_cast<const T*>(nullptr), alt, p);
+  uint32_t sum, weighted;
+  block_sums_avx2(u, alt, sum, weighted);
+  advance_by_sums(sum, weighted, static_cast<uint32_t>(_mm256_extract_epi32(u[3], 7)), alt, q1, d1);
+  // The result's integers are a's plus b's here, so b's state follows from the other two.
+  block_sums_avx2(A.r, A.alt, sum, weighted);
+  advance_by_sums(sum, weighted, static_cast<uint32_t>(_mm256_extract_epi32(A.r[3], 7)), A.alt, qa1, da1);
+  qb1 = q1 - qa1;
+  db1 = d1 - da1;
+  return true;
+}
+#endif
+
 // The 1-D state after a block: q1 = last integer, d1 = last first difference.
 inline void advance_state(const int32_t* r, unsigned len, bool alt, uint32_t& q1, uint32_t& d1) {
   uint32_t sum = 0, weighted = 0;
-#if defined(__AVX2__)
-  if (len == kBlock) {
-    __m256i vs = _mm256_setzero_si256(), vw = _mm256_setzero_si256();
-    __m256i w = _mm256_setr_epi32(32, 31, 30, 29, 28, 27, 26, 25);
-    for (unsigned j = 0; j < kBlock; j += 8) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + j));
-      vs = _mm256_add_epi32(vs, v);
-      if (alt) vw = _mm256_add_epi32(vw, _mm256_mullo_epi32(v, w));
-      w = _mm256_sub_epi32(w, _mm256_set1_epi32(8));
-    }
-    sum = hreduce_add(vs);
-    weighted = alt ? hreduce_add(vw) : 0;
-  } else
-#endif
   for (unsigned k = 0; k < len; ++k) {
     sum += static_cast<uint32_t>(r[k]);
     weighted += static_cast<uint32_t>(len - k) * static_cast<uint32_t>(r[k]);
@@ -757,11 +1050,6 @@ inline void advance_state(const int32_t* r, unsigned len, bool alt, uint32_t& q1
     q1 += sum;
     d1 = static_cast<uint32_t>(r[len - 1]);
   }
-}
-
-inline uint64_t abs_i32(uint32_t v) {
-  const int64_t x = static_cast<int32_t>(v);
-  return static_cast<uint64_t>(x < 0 ? -x : x);
 }
 
 // 1-D chunks, block by block without materialising the chunk's integers. Where both
@@ -787,15 +1075,40 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
   T va[kBlock], vb[kBlock];
   for (size_t i = 0; i < n; i += kBlock) {
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+    const bool linear = q1 == qa1 + qb1 && d1 == da1 + db1;
+#if defined(__AVX2__)
+    if (op == kCombineSum && len == kBlock && linear) {  // from the streams to the sum in registers
+      RegBlock fa, fb;
+      if (peek_block_avx2(pa, ea, a.end, fa) && peek_block_avx2(pb, eb, b.end, fb) &&
+          sum_blocks_avx2<T>(fa, fb, q1, d1, qa1, da1, qb1, db1, p)) {
+        pa = fa.next;
+        pb = fb.next;
+        if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
+        continue;
+      }
+    }
+#endif
     ParsedBlock ba, bb;
     if (!parse_block<T>(pa, ea, a.end, len, ra, ba) || !parse_block<T>(pb, eb, b.end, len, rb, bb)) return 0;
-    const bool linear = q1 == qa1 + qb1 && d1 == da1 + db1;
     if (op == kCombineSum && len == kBlock && !(ba.exact | bb.exact) && linear) {
+#if defined(__AVX2__)
+      RegBlock fa, fb;
+      fa.alt = ba.alt;
+      fb.alt = bb.alt;
+      for (unsigned j = 0; j < 4; ++j) {
+        fa.r[j] = load_q8(ra + 8 * j);
+        fb.r[j] = load_q8(rb + 8 * j);
+      }
+      if (sum_blocks_avx2<T>(fa, fb, q1, d1, qa1, da1, qb1, db1, p)) {
+        if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
+        continue;
+      }
+#else
       // Mixed predictors: second-order residuals are differences of first-order ones
       // (the first against the state's last difference), so the first-order side
       // converts cheaply and the sum is second order.
       const bool alt = ba.alt || bb.alt;
-      alignas(32) int32_t conv[kBlock];
+      int32_t conv[kBlock];
       const int32_t* xa = ra;
       const int32_t* xb = rb;
       if (ba.alt != bb.alt) {
@@ -808,26 +1121,8 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
       }
       // The summed residuals' magnitudes and signs, and the sums that advance the
       // result's state (see advance_state), in one pass.
-      uint32_t any = 0, signs = 0, sum = 0, weighted = 0, last = 0;
-      alignas(32) uint32_t mags[kBlock];
-#if defined(__AVX2__)
-      __m256i o = _mm256_setzero_si256(), vs = o, vw = o;
-      __m256i w = _mm256_setr_epi32(32, 31, 30, 29, 28, 27, 26, 25);
-      for (unsigned j = 0; j < kBlock; j += 8) {
-        const __m256i u = _mm256_add_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(xa + j)),
-                                           _mm256_load_si256(reinterpret_cast<const __m256i*>(xb + j)));
-        const __m256i mg = _mm256_abs_epi32(u);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(mags + j), mg);
-        o = _mm256_or_si256(o, mg);
-        vs = _mm256_add_epi32(vs, u);
-        vw = _mm256_add_epi32(vw, _mm256_mullo_epi32(u, w));
-        w = _mm256_sub_epi32(w, _mm256_set1_epi32(8));
-        signs |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(u))) << j;
-      }
-      any = hreduce_or(o);
-      sum = hreduce_add(vs);
-      weighted = hreduce_add(vw);
-#else
+      uint32_t any = 0, signs = 0, sum = 0, weighted = 0;
+      uint32_t mags[kBlock];
       for (unsigned k = 0; k < kBlock; ++k) {
         const uint32_t u = static_cast<uint32_t>(xa[k]) + static_cast<uint32_t>(xb[k]);
         mags[k] = magnitude(u);
@@ -836,12 +1131,9 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
         sum += u;
         weighted += (kBlock - k) * u;
       }
-#endif
-      last = (signs >> 31) ? 0u - mags[kBlock - 1] : mags[kBlock - 1];
+      const uint32_t last = (signs >> 31) ? 0u - mags[kBlock - 1] : mags[kBlock - 1];
       const unsigned bits = bit_length(any);
-      const uint64_t m = bits >= 32 ? (uint64_t{1} << 32) : (uint64_t{1} << bits) - 1;
-      const uint64_t reach = alt ? abs_i32(q1) + kBlock * abs_i32(d1) + 528 * m : abs_i32(q1) + kBlock * m;
-      if (reach <= static_cast<uint64_t>(kQuantLimit)) {
+      if (integer_reach(q1, d1, alt, bits) <= static_cast<uint64_t>(kQuantLimit)) {
         p = emit_block(mags, signs, bits, kBlock, 0u, static_cast<const T*>(nullptr), alt, p);
         if (alt) {
           q1 += kBlock * d1 + weighted;
@@ -857,10 +1149,11 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
         if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
         continue;
       }
+#endif
     }
     // Value by value: rebuild both blocks' integers, combine, re-predict.
-    rebuild_block(ra, len, ba.alt, qa1, da1, g.twoeb, qa);
-    rebuild_block(rb, len, bb.alt, qb1, db1, g.twoeb, qb);
+    rebuild_block(ra, len, ba.alt, ba.b, qa1, da1, g, qa);
+    rebuild_block(rb, len, bb.alt, bb.b, qb1, db1, g, qb);
     for (uint32_t e = ba.exact, j = 0; e; e &= e - 1, ++j)
       std::memcpy(va + __builtin_ctz(e), ba.exact_src + j * sizeof(T), sizeof(T));
     for (uint32_t e = bb.exact, j = 0; e; e &= e - 1, ++j)
