@@ -1223,7 +1223,34 @@ void finite_range(const T* x, size_t n, double* lo, double* hi) {
   size_t i = 0;
 #if defined(__AVX2__)
   if constexpr (sizeof(T) == 4) {
-    const __m256 inf = _mm256_set1_ps(mx * -1), absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    // First a plain min/max: _mm256_min_ps(v, m) returns m when v is NaN, so NaNs drop
+    // out for free. Only an infinity in the result sends the array to the careful loop.
+    __m256 a0 = _mm256_set1_ps(mn), a1 = a0, b0 = _mm256_set1_ps(mx), b1 = b0;
+    size_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+      const __m256 v0 = _mm256_loadu_ps(x + k), v1 = _mm256_loadu_ps(x + k + 8);
+      a0 = _mm256_min_ps(v0, a0);
+      a1 = _mm256_min_ps(v1, a1);
+      b0 = _mm256_max_ps(v0, b0);
+      b1 = _mm256_max_ps(v1, b1);
+    }
+    alignas(32) float a[8], b[8];
+    _mm256_store_ps(a, _mm256_min_ps(a0, a1));
+    _mm256_store_ps(b, _mm256_max_ps(b0, b1));
+    T fmn = mn, fmx = mx;
+    for (int j = 0; j < 8; ++j) {
+      fmn = a[j] < fmn ? a[j] : fmn;
+      fmx = b[j] > fmx ? b[j] : fmx;
+    }
+    if (std::isfinite(fmn) && std::isfinite(fmx)) {
+      mn = fmn;
+      mx = fmx;
+      i = k;
+    }
+  }
+  if constexpr (sizeof(T) == 4) {
+    const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     __m256 vmn = _mm256_set1_ps(mn), vmx = _mm256_set1_ps(mx);
     for (; i + 8 <= n; i += 8) {
       const __m256 v = _mm256_loadu_ps(x + i);
@@ -1236,7 +1263,7 @@ void finite_range(const T* x, size_t n, double* lo, double* hi) {
     _mm256_store_ps(b, vmx);
     for (int k = 0; k < 8; ++k) { mn = a[k] < mn ? a[k] : mn; mx = b[k] > mx ? b[k] : mx; }
   } else {
-    const __m256d inf = _mm256_set1_pd(mx * -1), absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity()), absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
     __m256d vmn = _mm256_set1_pd(mn), vmx = _mm256_set1_pd(mx);
     for (; i + 4 <= n; i += 4) {
       const __m256d v = _mm256_loadu_pd(x + i);
