@@ -8,7 +8,8 @@
 //                           [--threads N] [--iters K] [--json]
 // C = A + B on compressed data (no MPI). A and B (the first count elements of each, count the
 // shorter length) are compressed with the same absolute bound (REL: eb x the value range of A
-// and B together); then, median of K runs (default 5) after one warm-up, (a) homomorphic:
+// and B together); then, median of K runs (default 5) each, alternating (a) and (b) after one
+// warm-up, (a) homomorphic:
 // zcoll_combine(ZCOLL_OP_SUM) of the two streams, (b) decompress-add-compress (DOC): both
 // streams decompressed, added elementwise in the element type (OpenMP, same threads) and the
 // sum compressed with ABS eb_abs. Throughput = count x element size (one operand's raw bytes)
@@ -57,8 +58,8 @@ struct Options {
                "                         [--dims AxBxC|auto] [--json]\n"
                "       zcoll-bench homomorphic --input A --input B [--dtype f32|f64] [--eb-mode abs|rel]\n"
                "                         [--eb X] [--threads N] [--iters K] [--json]\n"
-               "                         (A + B: zcoll_combine against decompress-add-compress, median of K\n"
-               "                         (default 5) after a warm-up; REL: of the range of A and B; threads\n"
+               "                         (A + B: zcoll_combine against decompress-add-compress, medians of K\n"
+               "                         (default 5) alternating runs each; REL: of the range of A and B; threads\n"
                "                         default 1)\n"
                "       mpiexec -n N zcoll-bench coll --op OP --input FILE [--dtype f32|f64] [--eb-mode abs|rel]\n"
                "                         [--eb X] [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|...]\n"
@@ -97,11 +98,19 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Median of k calls of f after one untimed warm-up call.
-template <class F>
-double median_of(int k, F&& f) {
+// Medians of k calls each of f and g, alternated (f, g, f, g, ...) after one untimed
+// warm-up call of each, so that a change in the host's speed during the run affects
+// both sides alike.
+template <class F, class G>
+std::pair<double, double> medians_alternating(int k, F&& f, G&& g) {
   f();
-  return median(time_calls(k, f));
+  g();
+  std::vector<double> tf, tg;
+  for (int i = 0; i < k; ++i) {
+    tf.push_back(time_calls(1, f)[0]);
+    tg.push_back(time_calls(1, g)[0]);
+  }
+  return {median(tf), median(tg)};
 }
 
 std::vector<unsigned char> read_file(const std::string& path) {
@@ -509,27 +518,26 @@ HomoResult run_homomorphic(const Options& o) {
   check(zcoll_compress(&prm, dt, b.data(), n, cb.data(), cap, &sb, &eb_b), "compress B");
   eb_abs = eb_a;  // the bound used (lowered only if huge); the same for both streams
 
-  // (a) homomorphic: the two streams combined as integers.
-  int rc = ZCOLL_SUCCESS;
-  const double th = median_of(o.iters, [&] {
-    rc = zcoll_combine(ZCOLL_OP_SUM, ca.data(), sa, cb.data(), sb, homo.data(), cap, &sh, o.threads);
-  });
-  check(rc, "zcoll_combine");
-
-  // (b) decompress-add-compress, the sum formed in the element type.
+  // (a) homomorphic: the two streams combined as integers; (b) decompress-add-compress,
+  // the sum formed in the element type.
+  int rc_h = ZCOLL_SUCCESS, rc = ZCOLL_SUCCESS;
   std::vector<T> xa(n), xb(n);
   const int nt = o.threads > 0 ? o.threads : omp_get_max_threads();
-  const double td = median_of(o.iters, [&] {
-    rc = zcoll_decompress(ca.data(), sa, dt, xa.data(), n, o.threads);
-    if (rc == ZCOLL_SUCCESS) rc = zcoll_decompress(cb.data(), sb, dt, xb.data(), n, o.threads);
-    if (rc != ZCOLL_SUCCESS) return;
-    T* x = xa.data();
-    const T* y = xb.data();
-    const ptrdiff_t m = static_cast<ptrdiff_t>(n);
+  const auto [th, td] = medians_alternating(
+      o.iters,
+      [&] { rc_h = zcoll_combine(ZCOLL_OP_SUM, ca.data(), sa, cb.data(), sb, homo.data(), cap, &sh, o.threads); },
+      [&] {
+        rc = zcoll_decompress(ca.data(), sa, dt, xa.data(), n, o.threads);
+        if (rc == ZCOLL_SUCCESS) rc = zcoll_decompress(cb.data(), sb, dt, xb.data(), n, o.threads);
+        if (rc != ZCOLL_SUCCESS) return;
+        T* x = xa.data();
+        const T* y = xb.data();
+        const ptrdiff_t m = static_cast<ptrdiff_t>(n);
 #pragma omp parallel for num_threads(nt) schedule(static)
-    for (ptrdiff_t i = 0; i < m; ++i) x[i] += y[i];
-    rc = zcoll_compress(&prm, dt, x, n, doc.data(), cap, &sd, nullptr);
-  });
+        for (ptrdiff_t i = 0; i < m; ++i) x[i] += y[i];
+        rc = zcoll_compress(&prm, dt, x, n, doc.data(), cap, &sd, nullptr);
+      });
+  check(rc_h, "zcoll_combine");
   check(rc, "decompress-add-compress");
 
   HomoResult r;
