@@ -19,6 +19,10 @@ Needs root (network namespaces). Example (the defaults):
   sudo .venv/bin/python bench/netem/sweep.py --build build-mpich --out docs/netem \\
       --rates 1gbit,10gbit --ranks 2 --sizes 4M,16M,64M,256M
 The --ranks list may pair a rank count with its own rate: `--extra 4@500mbit`.
+`--env KEY=VALUE` (repeatable) sets a variable for the launches and records it in every
+result's "env" key; for example Open MPI's ring allreduce as the plain-MPI baseline:
+  --mpi openmpi --env OMPI_MCA_coll_tuned_use_dynamic_rules=1 \\
+      --env OMPI_MCA_coll_tuned_allreduce_algorithm=4
 """
 
 import argparse
@@ -66,8 +70,9 @@ def run_sweep(args, out_jsonl):
                    str(args.warmup), "--json"]
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
             t0 = time.time()
-            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-            got = append_results(proc.stdout, out_jsonl, rate=rate, link_ranks=ranks)
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, **args.env})
+            got = append_results(proc.stdout, out_jsonl, rate=rate, link_ranks=ranks, mpi=args.mpi,
+                                 **({"env": args.env} if args.env else {}))
             print(f"sweep: {rate} np{ranks} {op}: {got} results, exit {proc.returncode}, "
                   f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
             failures += proc.returncode != 0
@@ -156,8 +161,11 @@ def main():
     ap.add_argument("--timeout", type=int, default=600,
                     help="seconds per launch; MPICH sometimes hangs in MPI_Finalize across namespaces "
                          "(often with 4 ranks), and then the launch lasts this long, its printed results kept")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                    help="environment for the launches, recorded in the results (repeatable)")
     ap.add_argument("--plot-only", action="store_true")
     args = ap.parse_args()
+    args.env = dict(item.split("=", 1) for item in args.env)
     os.makedirs(args.out, exist_ok=True)
     out_jsonl = os.path.join(args.out, "results.jsonl")
     failures = 0
