@@ -358,6 +358,7 @@ inline void unpack32_avx2(const uint8_t* p, unsigned b, uint32_t signs, __m256i 
 struct RegBlock {
   __m256i r[4];
   bool alt = false;
+  unsigned b = 0;                 // code length
   const uint8_t* next = nullptr;  // the following block
 };
 
@@ -377,6 +378,7 @@ inline bool peek_block_avx2(const uint8_t* p, const uint8_t* end, const uint8_t*
     out.r[0] = out.r[1] = out.r[2] = out.r[3] = _mm256_setzero_si256();
   }
   out.alt = (tag & kTagAltPredictor) != 0;
+  out.b = b;
   out.next = p + 1 + payload;
   return true;
 }
@@ -643,54 +645,51 @@ template <class Out>
 inline void rebuild_block_avx2(const __m256i rv[4], bool alt, unsigned b, uint32_t& q1, uint32_t& d1,
                                const ChunkGeometry& geo, Out* out) {
   constexpr bool kToQ = std::is_same<Out, int32_t>::value;
-  const double twoeb = geo.twoeb;
-  {
-    // When every |q| of the block is at most 2^24 (bounded from the state and the code
-    // length b, see integer_reach), float(q) is exact and one float multiplication gives
-    // the grid value.
-    const bool f32_grid = sizeof(Out) == 4 && !kToQ && geo.twoeb_f32 > 0 &&
-                          integer_reach(q1, d1, alt, b) <= static_cast<uint64_t>(kFloatExactInt);
-    auto prefix8 = [](__m256i v) {
-      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
-      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
-      __m256i t = _mm256_shuffle_epi32(v, 0xff);
-      return _mm256_add_epi32(v, _mm256_permute2x128_si256(t, t, 0x08));
-    };
-    const __m256i last = _mm256_set1_epi32(7);
-    const __m256d scale = _mm256_set1_pd(twoeb);
-    __m256i qc = _mm256_set1_epi32(static_cast<int>(q1)), dc = _mm256_set1_epi32(static_cast<int>(d1));
-    for (unsigned g = 0; g < 4; ++g) {
-      __m256i v = rv[g];
-      if (alt) {
-        v = _mm256_add_epi32(prefix8(v), dc);
-        dc = _mm256_permutevar8x32_epi32(v, last);
-      }
-      const __m256i q = _mm256_add_epi32(prefix8(v), qc);
-      qc = _mm256_permutevar8x32_epi32(q, last);
-      if constexpr (kToQ) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), q);
+  // When every |q| of the block is at most 2^24 (bounded from the state and the code
+  // length b, see integer_reach), float(q) is exact and one float multiplication gives
+  // the grid value.
+  const bool f32_grid = sizeof(Out) == 4 && !kToQ && geo.twoeb_f32 > 0 &&
+                        integer_reach(q1, d1, alt, b) <= static_cast<uint64_t>(kFloatExactInt);
+  auto prefix8 = [](__m256i v) {
+    v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+    v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+    __m256i t = _mm256_shuffle_epi32(v, 0xff);
+    return _mm256_add_epi32(v, _mm256_permute2x128_si256(t, t, 0x08));
+  };
+  const __m256i last = _mm256_set1_epi32(7);
+  const __m256d scale = _mm256_set1_pd(geo.twoeb);
+  __m256i qc = _mm256_set1_epi32(static_cast<int>(q1)), dc = _mm256_set1_epi32(static_cast<int>(d1));
+  for (unsigned g = 0; g < 4; ++g) {
+    __m256i v = rv[g];
+    if (alt) {
+      v = _mm256_add_epi32(prefix8(v), dc);
+      dc = _mm256_permutevar8x32_epi32(v, last);
+    }
+    const __m256i q = _mm256_add_epi32(prefix8(v), qc);
+    qc = _mm256_permutevar8x32_epi32(q, last);
+    if constexpr (kToQ) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), q);
+      continue;
+    }
+    if constexpr (sizeof(Out) == 4) {
+      if (f32_grid) {
+        _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
+                         _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(geo.twoeb_f32)));
         continue;
       }
-      const __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), scale);
-      const __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), scale);
-      if constexpr (sizeof(Out) == 4) {
-        if (f32_grid) {
-          _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
-                           _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(geo.twoeb_f32)));
-          continue;
-        }
-        _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
-                         _mm256_setr_m128(_mm256_cvtpd_ps(lo), _mm256_cvtpd_ps(hi)));
-      } else {
-        _mm256_storeu_pd(reinterpret_cast<double*>(out) + 8 * g, lo);
-        _mm256_storeu_pd(reinterpret_cast<double*>(out) + 8 * g + 4, hi);
-      }
     }
-    const uint32_t qn = static_cast<uint32_t>(_mm256_cvtsi256_si32(qc));
-    d1 = alt ? static_cast<uint32_t>(_mm256_cvtsi256_si32(dc))
-             : static_cast<uint32_t>(_mm256_extract_epi32(rv[3], 7));
-    q1 = qn;
+    const __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), scale);
+    const __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), scale);
+    if constexpr (sizeof(Out) == 4) {
+      _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * g,
+                       _mm256_setr_m128(_mm256_cvtpd_ps(lo), _mm256_cvtpd_ps(hi)));
+    } else {
+      _mm256_storeu_pd(reinterpret_cast<double*>(out) + 8 * g, lo);
+      _mm256_storeu_pd(reinterpret_cast<double*>(out) + 8 * g + 4, hi);
+    }
   }
+  q1 = static_cast<uint32_t>(_mm256_cvtsi256_si32(qc));
+  d1 = alt ? static_cast<uint32_t>(_mm256_cvtsi256_si32(dc)) : static_cast<uint32_t>(_mm256_extract_epi32(rv[3], 7));
 }
 #endif
 
@@ -804,7 +803,7 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     // goes from the stream to values in registers; any other takes parse_block.
     RegBlock rbk;
     if (g.ndims == 1 && !qout && n - i >= kBlock && peek_block_avx2(p, end, buffer_end, rbk)) {
-      rebuild_block_avx2(rbk.r, rbk.alt, static_cast<unsigned>(*p & kTagBitsMask), q1, d1, g, out + i);
+      rebuild_block_avx2(rbk.r, rbk.alt, rbk.b, q1, d1, g, out + i);
       p = rbk.next;
       s.exact[blk] = 0;
       continue;
@@ -1076,21 +1075,24 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
   for (size_t i = 0; i < n; i += kBlock) {
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
     const bool linear = q1 == qa1 + qb1 && d1 == da1 + db1;
+    bool sum_tried = false;  // the linear sum was tried and its range check failed
 #if defined(__AVX2__)
     if (op == kCombineSum && len == kBlock && linear) {  // from the streams to the sum in registers
       RegBlock fa, fb;
-      if (peek_block_avx2(pa, ea, a.end, fa) && peek_block_avx2(pb, eb, b.end, fb) &&
-          sum_blocks_avx2<T>(fa, fb, q1, d1, qa1, da1, qb1, db1, p)) {
-        pa = fa.next;
-        pb = fb.next;
-        if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
-        continue;
+      if (peek_block_avx2(pa, ea, a.end, fa) && peek_block_avx2(pb, eb, b.end, fb)) {
+        if (sum_blocks_avx2<T>(fa, fb, q1, d1, qa1, da1, qb1, db1, p)) {
+          pa = fa.next;
+          pb = fb.next;
+          if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
+          continue;
+        }
+        sum_tried = true;
       }
     }
 #endif
     ParsedBlock ba, bb;
     if (!parse_block<T>(pa, ea, a.end, len, ra, ba) || !parse_block<T>(pb, eb, b.end, len, rb, bb)) return 0;
-    if (op == kCombineSum && len == kBlock && !(ba.exact | bb.exact) && linear) {
+    if (op == kCombineSum && len == kBlock && !(ba.exact | bb.exact) && linear && !sum_tried) {
 #if defined(__AVX2__)
       RegBlock fa, fb;
       fa.alt = ba.alt;
