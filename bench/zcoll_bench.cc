@@ -18,7 +18,10 @@
 // error exceeds zcoll.h's bound: 2 eb_abs for the homomorphic sum, 3 eb_abs for DOC (each
 // operand's eb plus the recompression's), each plus the element type's rounding of the sum,
 // 2 u (|a| + |b|) (u = 2^-24 for f32, 2^-53 for f64; the largest over the elements); bound_over_eb
-// reports the homomorphic one. 2 for a usage error.
+// reports the homomorphic one. The same run also times the step a ring reduction makes on
+// every rank, B compressed plus A uncompressed: (c) zcoll_combine_values(SUM, A, B) against
+// (d) B decompressed, A added, the sum compressed (bound 2 eb_abs each, plus rounding; keys
+// fold_*). 2 for a usage error.
 //   mpiexec -n N zcoll-bench coll --op OP --input FILE ... (see coll_bench.cc): compressed
 // collectives (reductions included) against plain MPI on the same buffers; MPI is initialised
 // only there.
@@ -482,6 +485,9 @@ struct HomoResult {
   double eb = 0, eb_abs = 0, ratio_a = 0, ratio_b = 0, ratio_out = 0, ratio_doc = 0;
   double homo_s = 0, doc_s = 0, homo_gbps = 0, doc_gbps = 0, speedup = 0;
   double max_err_over_eb = 0, bound_over_eb = 0, doc_max_err_over_eb = 0, doc_bound_over_eb = 0;
+  // A uncompressed + B compressed (one ring step of a reduction)
+  double fold_s = 0, fold_doc_s = 0, fold_gbps = 0, fold_doc_gbps = 0, fold_speedup = 0;
+  double fold_max_err_over_eb = 0, fold_doc_max_err_over_eb = 0, fold_bound_over_eb = 0;
 };
 
 template <class T>
@@ -523,22 +529,36 @@ HomoResult run_homomorphic(const Options& o) {
   int rc_h = ZCOLL_SUCCESS, rc = ZCOLL_SUCCESS;
   std::vector<T> xa(n), xb(n);
   const int nt = o.threads > 0 ? o.threads : omp_get_max_threads();
+  // The DOC side: stream s decompressed into x, y added in the element type, compressed.
+  auto add_and_compress = [&](const unsigned char* s, size_t s_len, T* x, const T* y, unsigned char* out,
+                              size_t* out_len) {
+    int r = zcoll_decompress(s, s_len, dt, x, n, o.threads);
+    if (r != ZCOLL_SUCCESS) return r;
+    const ptrdiff_t m = static_cast<ptrdiff_t>(n);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (ptrdiff_t i = 0; i < m; ++i) x[i] += y[i];
+    return zcoll_compress(&prm, dt, x, n, out, cap, out_len, nullptr);
+  };
   const auto [th, td] = medians_alternating(
       o.iters,
       [&] { rc_h = zcoll_combine(ZCOLL_OP_SUM, ca.data(), sa, cb.data(), sb, homo.data(), cap, &sh, o.threads); },
       [&] {
         rc = zcoll_decompress(ca.data(), sa, dt, xa.data(), n, o.threads);
-        if (rc == ZCOLL_SUCCESS) rc = zcoll_decompress(cb.data(), sb, dt, xb.data(), n, o.threads);
-        if (rc != ZCOLL_SUCCESS) return;
-        T* x = xa.data();
-        const T* y = xb.data();
-        const ptrdiff_t m = static_cast<ptrdiff_t>(n);
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (ptrdiff_t i = 0; i < m; ++i) x[i] += y[i];
-        rc = zcoll_compress(&prm, dt, x, n, doc.data(), cap, &sd, nullptr);
+        if (rc == ZCOLL_SUCCESS) rc = add_and_compress(cb.data(), sb, xb.data(), xa.data(), doc.data(), &sd);
       });
   check(rc_h, "zcoll_combine");
   check(rc, "decompress-add-compress");
+  // (c) A folded into B as it is quantized; (d) B decompressed, A added, compressed.
+  std::vector<unsigned char> fold(cap), fold_doc(cap);
+  size_t sf = 0, sfd = 0;
+  const auto [tf, tfd] = medians_alternating(
+      o.iters,
+      [&] {
+        rc_h = zcoll_combine_values(ZCOLL_OP_SUM, a.data(), n, dt, cb.data(), sb, fold.data(), cap, &sf, o.threads);
+      },
+      [&] { rc = add_and_compress(cb.data(), sb, xb.data(), a.data(), fold_doc.data(), &sfd); });
+  check(rc_h, "zcoll_combine_values");
+  check(rc, "decompress-add-compress (A uncompressed)");
 
   HomoResult r;
   r.input_a = o.inputs[0];
@@ -568,6 +588,18 @@ HomoResult run_homomorphic(const Options& o) {
   sum_error(a.data(), b.data(), xa.data(), n, &err, &allow);
   r.doc_max_err_over_eb = err / eb_abs;
   r.doc_bound_over_eb = 3 + allow / eb_abs;
+  r.fold_s = tf;
+  r.fold_doc_s = tfd;
+  r.fold_gbps = bytes / tf / 1e9;
+  r.fold_doc_gbps = bytes / tfd / 1e9;
+  r.fold_speedup = tfd / tf;
+  check(zcoll_decompress(fold.data(), sf, dt, xa.data(), n, o.threads), "decompress the folded sum");
+  sum_error(a.data(), b.data(), xa.data(), n, &err, &allow);
+  r.fold_max_err_over_eb = err / eb_abs;
+  r.fold_bound_over_eb = 2 + allow / eb_abs;
+  check(zcoll_decompress(fold_doc.data(), sfd, dt, xa.data(), n, o.threads), "decompress the DOC sum (A uncompressed)");
+  sum_error(a.data(), b.data(), xa.data(), n, &err, &allow);
+  r.fold_doc_max_err_over_eb = err / eb_abs;
   return r;
 }
 
@@ -590,11 +622,14 @@ int homomorphic_main(int argc, char** argv) {
         "{\"input_a\":\"%s\",\"input_b\":\"%s\",\"dtype\":\"%s\",\"count\":%zu,\"eb_mode\":\"%s\",\"eb\":%.6g,"
         "\"eb_abs\":%.9g,\"threads\":%d,\"iters\":%d,\"ratio_a\":%.4f,\"ratio_b\":%.4f,\"ratio_out\":%.4f,"
         "\"ratio_doc\":%.4f,\"homo_s\":%.6g,\"doc_s\":%.6g,\"homo_gbps\":%.4f,\"doc_gbps\":%.4f,"
-        "\"speedup_vs_doc\":%.4f,\"max_err_over_eb\":%.6f,\"bound_over_eb\":%.6f,\"doc_max_err_over_eb\":%.6f}\n",
+        "\"speedup_vs_doc\":%.4f,\"max_err_over_eb\":%.6f,\"bound_over_eb\":%.6f,\"doc_max_err_over_eb\":%.6f,"
+        "\"fold_gbps\":%.4f,\"fold_doc_gbps\":%.4f,\"fold_speedup_vs_doc\":%.4f,\"fold_max_err_over_eb\":%.6f,"
+        "\"fold_doc_max_err_over_eb\":%.6f}\n",
         fs::path(r.input_a).filename().c_str(), fs::path(r.input_b).filename().c_str(), r.dtype.c_str(), r.count,
         r.eb_mode.c_str(), r.eb, r.eb_abs, r.threads, r.iters, r.ratio_a, r.ratio_b, r.ratio_out, r.ratio_doc,
         r.homo_s, r.doc_s, r.homo_gbps, r.doc_gbps, r.speedup, r.max_err_over_eb, r.bound_over_eb,
-        r.doc_max_err_over_eb);
+        r.doc_max_err_over_eb, r.fold_gbps, r.fold_doc_gbps, r.fold_speedup, r.fold_max_err_over_eb,
+        r.fold_doc_max_err_over_eb);
   } else {
     std::printf("zcoll-bench homomorphic: C = A + B on compressed streams, %s, %zu elements, eb_abs %.6g (%s %.3g),\n"
                 "%d thread(s), median of %d after a warm-up; GB/s = one operand's raw bytes per second\n"
@@ -607,8 +642,17 @@ int homomorphic_main(int argc, char** argv) {
     std::printf("%-28s %10.6f %8.3f %8.2f %11.4f %9.4f\n", "decompress-add-compress", r.doc_s, r.doc_gbps,
                 r.ratio_doc, r.doc_max_err_over_eb, r.doc_bound_over_eb);
     std::printf("\nspeedup of homomorphic over decompress-add-compress: %.2fx\n", r.speedup);
+    std::printf("\nA uncompressed + B compressed (a ring reduction's step):\n");
+    std::printf("%-28s %10.6f %8.3f %8s %11.4f %9.4f\n", "zcoll_combine_values", r.fold_s, r.fold_gbps, "",
+                r.fold_max_err_over_eb, r.fold_bound_over_eb);
+    std::printf("%-28s %10.6f %8.3f %8s %11.4f %9.4f\n", "decompress B, add, compress", r.fold_doc_s,
+                r.fold_doc_gbps, "", r.fold_doc_max_err_over_eb, r.fold_bound_over_eb);
+    std::printf("\nspeedup of zcoll_combine_values over decompress-add-compress: %.2fx\n", r.fold_speedup);
   }
-  return r.max_err_over_eb <= r.bound_over_eb && r.doc_max_err_over_eb <= r.doc_bound_over_eb ? 0 : 1;
+  return r.max_err_over_eb <= r.bound_over_eb && r.doc_max_err_over_eb <= r.doc_bound_over_eb &&
+                 r.fold_max_err_over_eb <= r.fold_bound_over_eb && r.fold_doc_max_err_over_eb <= r.fold_bound_over_eb
+             ? 0
+             : 1;
 }
 
 }  // namespace

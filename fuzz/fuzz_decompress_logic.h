@@ -130,6 +130,28 @@ inline const char* read_all_chunks(const uint8_t* in, size_t size, const zcoll_s
   return nullptr;
 }
 
+// zcoll_combine (the stream with itself) and zcoll_combine_values (values into the
+// stream) parse it as the decoder does, so they succeed exactly when it decompressed
+// (decoded: rc == ZCOLL_SUCCESS), stay inside their output, and refuse a stream of another
+// codec with ZCOLL_ERR_CODEC. values: count elements to fold in.
+inline const char* check_combinations(const uint8_t* in, size_t size, const zcoll_stream_info& info, bool decoded,
+                                      const uint8_t* values) {
+  OutBuf out(zcoll_codec_bound(info.count, info.dtype));
+  size_t len = 0;
+  const int rc_c = zcoll_combine(ZCOLL_OP_MAX, in, size, in, size, out.data(), out.size(), &len, 1);
+  const int rc_v = zcoll_combine_values(ZCOLL_OP_SUM, values, info.count, info.dtype, in, size, out.data(),
+                                        out.size(), &len, 1);
+  if (!known_code(rc_c) || !known_code(rc_v)) return "zcoll_combine(_values) returned an unexpected code";
+  if (!out.intact()) return "zcoll_combine(_values) wrote outside the output buffer";
+  if (info.codec != ZCOLL_CODEC_FZL) {
+    if (rc_c != ZCOLL_ERR_CODEC || rc_v != ZCOLL_ERR_CODEC) return "zcoll_combine(_values) of a non-fzl stream";
+    return nullptr;
+  }
+  if ((rc_c == ZCOLL_SUCCESS) != decoded) return "zcoll_combine and zcoll_decompress disagree on validity";
+  if ((rc_v == ZCOLL_SUCCESS) != decoded) return "zcoll_combine_values and zcoll_decompress disagree on validity";
+  return nullptr;
+}
+
 inline const char* check_decompress(const uint8_t* data, size_t size) {
   // an exactly-sized copy, so that ASan sees any read past the end
   std::unique_ptr<uint8_t[]> copy(new uint8_t[size ? size : 1]);
@@ -199,6 +221,12 @@ inline const char* check_decompress(const uint8_t* data, size_t size) {
   if (!known_code(rc)) return "zcoll_decompress returned an unexpected code";
   if (!o1.intact()) return "zcoll_decompress wrote outside the output buffer";
 
+  {
+    std::vector<uint8_t> zeros(rc == ZCOLL_SUCCESS ? 0 : bytes + 1);
+    if (const char* e = check_combinations(in, size, info, rc == ZCOLL_SUCCESS,
+                                           rc == ZCOLL_SUCCESS ? o1.data() : zeros.data()))
+      return e;
+  }
   if (rc != ZCOLL_SUCCESS) {
     if (rc == ZCOLL_ERR_MISMATCH) return "zcoll_decompress: MISMATCH with the dtype and count inspect reported";
     // the reader must stay inside its buffer too

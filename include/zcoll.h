@@ -208,6 +208,19 @@ typedef enum zcoll_op {
 int zcoll_combine(zcoll_op op, const void *a, size_t a_size, const void *b, size_t b_size,
                   void *out, size_t out_cap, size_t *out_size, int threads);
 
+/* op(values, b) in one pass, for accumulating uncompressed data into a stream: the
+ * count values of dtype are quantized exactly as zcoll_compress quantizes them with b's
+ * absolute bound, chunk length and shape, and combined with b's integers. The result
+ * decompresses to exactly what zcoll_combine(op, a, b) gives for a = the values
+ * compressed that way (ZCOLL_EB_ABS, eb = b's eb_abs), element for element, with the
+ * same guarantees; only the bytes may differ. It saves encoding a and parsing it back
+ * (the reductions use it at every ring step). out must not overlap values or b.
+ * ZCOLL_ERR_MISMATCH if b's dtype or count differ; otherwise the errors of zcoll_combine.
+ */
+int zcoll_combine_values(zcoll_op op, const void *values, size_t count, zcoll_dtype dtype,
+                         const void *b, size_t b_size, void *out, size_t out_cap,
+                         size_t *out_size, int threads);
+
 /* ------------------------------------------ chunk-at-a-time (pipelined) use
  *
  * For callers that want to do other work (for example poll MPI requests)
@@ -365,11 +378,13 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  * the result last). AUTO picks recursive doubling for messages under 512 KiB per rank
  * on 4 or more ranks, the ring otherwise.
  *
- * Extra memory per call, reused across calls: the compressed form of this rank's input
- * and of the result (each reserved at the codec's worst case, about the raw size), four
- * piece buffers of one block for the ring's double-buffered receives and sends (recursive
- * doubling: two more whole-stream buffers instead), and, on the DOC path, one piece of
- * decompressed values.
+ * Extra memory per call, reused across calls: the compressed form of the result
+ * (reserved at the codec's worst case, about the raw size) and four piece buffers of one
+ * block for the ring's double-buffered receives and sends (recursive doubling: the
+ * compressed form of this rank's input and two more whole-stream buffers instead), and,
+ * on the DOC path, one piece of decompressed values. The homomorphic ring quantizes this
+ * rank's input straight into each partial it receives (zcoll_combine_values), so it keeps
+ * no compressed copy of the input.
  */
 int zcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     zcoll_comm comm);

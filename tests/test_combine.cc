@@ -191,10 +191,12 @@ int combine_rc(int op, const Bytes& a, const Bytes& b, int threads = 1) {
   return rc;
 }
 
-// zcoll_combine into a guarded buffer of exactly zcoll_codec_bound(count, dtype) bytes;
-// checks that nothing is written outside it and that the result is a valid stream of
-// the same kind as a whose length is out_size.
-::testing::AssertionResult combine_ok(int op, const Bytes& a, const Bytes& b, Bytes* out, int threads = 1) {
+// call(out, out_cap, &out_size) into a guarded buffer of exactly zcoll_codec_bound(count,
+// dtype) bytes; checks that nothing is written outside it and that the result is a
+// valid stream of the same kind as `like` whose length is out_size.
+template <class Call>
+::testing::AssertionResult result_ok(const std::string& what, const Bytes& like, Bytes* out, Call&& call) {
+  const Bytes& a = like;
   zcoll_stream_info ia;
   int rc = zcoll_stream_inspect(a.data(), a.size(), &ia);
   if (rc != ZCOLL_SUCCESS) return ::testing::AssertionFailure() << "input a does not inspect: " << zcoll_strerror(rc);
@@ -203,12 +205,10 @@ int combine_rc(int op, const Bytes& a, const Bytes& b, int threads = 1) {
   Guarded g(cap);
   g.fill(0x3C);
   size_t out_size = ~size_t(0);
-  rc = zcoll_combine(static_cast<zcoll_op>(op), a.data(), a.size(), b.data(), b.size(), g.data(), cap, &out_size,
-                     threads);
+  rc = call(g.data(), cap, &out_size);
   if (rc != ZCOLL_SUCCESS)
-    return ::testing::AssertionFailure() << "zcoll_combine(" << op_name(op) << ", threads=" << threads
-                                         << ") returned " << rc << " (" << zcoll_strerror(rc) << ")";
-  if (!g.intact()) return ::testing::AssertionFailure() << "zcoll_combine wrote outside [out, out + out_cap)";
+    return ::testing::AssertionFailure() << what << " returned " << rc << " (" << zcoll_strerror(rc) << ")";
+  if (!g.intact()) return ::testing::AssertionFailure() << what << " wrote outside [out, out + out_cap)";
   if (out_size > cap || out_size < kHeader)
     return ::testing::AssertionFailure() << "out_size " << out_size << " outside [" << kHeader << ", " << cap << "]";
   Bytes res(g.data(), g.data() + out_size);
@@ -234,6 +234,24 @@ int combine_rc(int op, const Bytes& a, const Bytes& b, int threads = 1) {
   if (!diff.empty()) return ::testing::AssertionFailure() << "the result's header differs:" << diff;
   *out = std::move(res);
   return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult combine_ok(int op, const Bytes& a, const Bytes& b, Bytes* out, int threads = 1) {
+  return result_ok("zcoll_combine(" + op_name(op) + ", threads=" + std::to_string(threads) + ")", a, out,
+                   [&](unsigned char* dst, size_t cap, size_t* len) {
+                     return zcoll_combine(static_cast<zcoll_op>(op), a.data(), a.size(), b.data(), b.size(), dst, cap,
+                                          len, threads);
+                   });
+}
+
+// zcoll_combine_values(op, x, b), checked as combine_ok checks zcoll_combine (like b).
+template <class T>
+::testing::AssertionResult fold_ok(int op, const std::vector<T>& x, const Bytes& b, Bytes* out, int threads = 1) {
+  return result_ok("zcoll_combine_values(" + op_name(op) + ", threads=" + std::to_string(threads) + ")", b, out,
+                   [&](unsigned char* dst, size_t cap, size_t* len) {
+                     return zcoll_combine_values(static_cast<zcoll_op>(op), x.data(), x.size(), Dt<T>::value,
+                                                 b.data(), b.size(), dst, cap, len, threads);
+                   });
 }
 
 // ------------------------------------------------------------------ checks
@@ -503,6 +521,26 @@ struct EnvRestore {
     else unsetenv(name.c_str());
   }
 };
+
+// run(threads, &out), a combine_ok-style check, gives exactly ref for each thread count
+// in `threads`, and with the generic kernels (ZCOLL_ISA=generic) for 1 and 3 threads.
+template <class Run>
+void expect_deterministic(const Bytes& ref, std::initializer_list<int> threads, Run&& run) {
+  for (int t : threads) {
+    Bytes r;
+    ASSERT_TRUE(run(t, &r));
+    EXPECT_TRUE(r == ref) << "output differs with threads=" << t << " (" << r.size() << " vs " << ref.size()
+                          << " bytes)";
+  }
+  EnvRestore env("ZCOLL_ISA");
+  setenv("ZCOLL_ISA", "generic", 1);
+  Bytes g1, g3;
+  const bool ok1 = run(1, &g1), ok3 = run(3, &g3);
+  unsetenv("ZCOLL_ISA");
+  ASSERT_TRUE(ok1 && ok3) << "failed with ZCOLL_ISA=generic";
+  EXPECT_TRUE(g1 == ref) << "output differs with ZCOLL_ISA=generic";
+  EXPECT_TRUE(g3 == ref) << "output differs with ZCOLL_ISA=generic, threads=3";
+}
 
 }  // namespace
 
@@ -871,23 +909,11 @@ TYPED_TEST(Combine, Deterministic) {
           SCOPED_TRACE(op_name(op));
           Bytes ref;
           ASSERT_TRUE(combine_ok(op, sa, sb, &ref, 1));
-          for (int t : {2, 4, 0}) {
-            Bytes r;
-            ASSERT_TRUE(combine_ok(op, sa, sb, &r, t));
-            EXPECT_TRUE(r == ref) << "output differs with threads=" << t << " (" << r.size() << " vs " << ref.size()
-                                  << " bytes)";
-          }
           Bytes ba;
           ASSERT_TRUE(combine_ok(op, sb, sa, &ba, 2));
           EXPECT_TRUE(ba == ref) << "combine(b, a) differs from combine(a, b) (" << ba.size() << " vs "
                                  << ref.size() << " bytes)";
-          setenv("ZCOLL_ISA", "generic", 1);
-          Bytes g1, g3;
-          const bool ok1 = combine_ok(op, sa, sb, &g1, 1), ok3 = combine_ok(op, sa, sb, &g3, 3);
-          unsetenv("ZCOLL_ISA");
-          ASSERT_TRUE(ok1 && ok3) << "combine failed with ZCOLL_ISA=generic";
-          EXPECT_TRUE(g1 == ref) << "output differs with ZCOLL_ISA=generic";
-          EXPECT_TRUE(g3 == ref) << "output differs with ZCOLL_ISA=generic, threads=3";
+          expect_deterministic(ref, {2, 4, 0}, [&](int t, Bytes* r) { return combine_ok(op, sa, sb, r, t); });
         }
       }
     }
@@ -1232,4 +1258,177 @@ TYPED_TEST(CombineErrors, BoundAlwaysSuffices) {
       Bytes r;
       EXPECT_TRUE(combine_ok(op, *p.first, *p.second, &r)) << op_name(op);  // out_cap = the bound, guarded
     }
+}
+
+// ================================================== zcoll_combine_values
+//
+// op(x, b) for uncompressed x must decompress, bit for bit, to what zcoll_combine(op, a, b)
+// gives for a = x compressed with ABS, b's eb_abs, chunk length and shape, except in the
+// chunks that a stores raw (zcoll.h); there, and everywhere, the guarantees against the
+// original inputs hold. Its bytes are the same for every thread count and with the
+// generic kernels.
+
+std::vector<bool> raw_chunks(const Bytes& s) {
+  const zcoll_stream_info in = info_of(s);
+  std::vector<bool> raw(in.nchunks);
+  for (size_t k = 0; k < in.nchunks; ++k) {
+    uint32_t e;
+    std::memcpy(&e, s.data() + kHeader + k * kEntry, sizeof e);
+    raw[k] = (e & zcoll::fzl::kRawChunkFlag) != 0;
+  }
+  return raw;
+}
+
+template <class T>
+void check_fold(int op, const std::vector<T>& x, const std::vector<T>& xb, const Bytes& sb, double eb,
+                const Shape& sh = Shape()) {
+  SCOPED_TRACE(op_name(op));
+  const size_t n = x.size(), cl = info_of(sb).chunk_len;
+  const Bytes sa = encode(x, ZCOLL_EB_ABS, eb, cl, sh);
+  Bytes ref, r;
+  ASSERT_TRUE(combine_ok(op, sa, sb, &ref));
+  ASSERT_TRUE(fold_ok(op, x, sb, &r));
+  const std::vector<T> want = dec<T>(ref, n), got = dec<T>(r, n);
+  const std::vector<bool> raw = raw_chunks(sa);
+  size_t compared = 0, diffs = 0, first = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (raw[i / cl]) continue;
+    ++compared;
+    if (bits_of(got[i]) != bits_of(want[i]) && diffs++ == 0) first = i;
+  }
+  EXPECT_EQ(diffs, 0u) << "of " << compared << " values in chunks that compress; first at " << first << ": "
+                       << show(got[first]) << " against zcoll_combine's " << show(want[first]);
+  if (op == ZCOLL_OP_SUM) EXPECT_TRUE(sum_vs_inputs<T>({&x, &xb}, got, eb));
+  else EXPECT_TRUE(minmax_vs_inputs<T>(op, {&x, &xb}, got, eb));
+  expect_deterministic(r, {2, 0}, [&](int t, Bytes* out) { return fold_ok(op, x, sb, out, t); });
+}
+
+TYPED_TEST(Combine, ValuesLikeCompressedOperand) {
+  using T = TypeParam;
+  EnvRestore env("ZCOLL_ISA");
+  unsetenv("ZCOLL_ISA");
+  const size_t n = 100003;
+  for (size_t cl : {size_t(32), size_t(1024), size_t(0)}) {
+    for (const Bound& bd : kBounds) {
+      for (int data = 0; data < 3; ++data) {
+        SCOPED_TRACE("chunk_len=" + std::to_string(cl) + " " + bound_str(bd) +
+                     (data == 0 ? " fields" : data == 1 ? " with specials" : " with specials and raw chunks"));
+        std::vector<T> x = slice<T>(0, 11 + cl, n), b = slice<T>(2, 222222, n);
+        const double eb = resolve(x, bd);
+        if (data) {
+          std::vector<int> marks;
+          inject(special_pairs<T>(true), &x, &b, &marks);
+        }
+        if (data == 2) {  // every third chunk of x and of b (not the same ones) incompressible
+          const size_t ce = cl ? cl : ZCOLL_DEFAULT_CHUNK_LEN;
+          const auto nx = incompressible<T>(n, 7), nb = incompressible<T>(n, 8);
+          for (size_t i = 0; i < n; ++i) {
+            if ((i / ce) % 3 == 1) x[i] = nx[i];
+            if ((i / ce) % 3 == 2) b[i] = nb[i];
+          }
+        }
+        const Bytes sb = encode(b, ZCOLL_EB_ABS, eb, cl);
+        ASSERT_FALSE(::testing::Test::HasFailure());
+        if (data == 2) {
+          const auto rb = raw_chunks(sb);
+          ASSERT_TRUE(rb.size() > 2 && rb[2]) << "premise: chunk 2 of b is stored raw";
+        }
+        for (int op : kOps) check_fold(op, x, b, sb, eb);
+      }
+    }
+  }
+}
+
+TYPED_TEST(Combine, ValuesShapeHintAndIntegerLimit) {
+  using T = TypeParam;
+  {  // a 3-D stream takes the whole-chunk path
+    const Shape sh = shape(7, 33, 41);
+    const size_t n = 7 * 33 * 41;
+    const std::vector<T> x = slice<T>(1, 500, n), b = slice<T>(0, 9000, n);
+    const double eb = resolve(x, Bound{ZCOLL_EB_REL, 1e-3});
+    const Bytes sb = encode(b, ZCOLL_EB_ABS, eb, 0, sh);
+    ASSERT_EQ(info_of(sb).ndims, 3);
+    for (int op : kOps) check_fold(op, x, b, sb, eb, sh);
+  }
+  {  // integers near 2^30: most sums leave the quantizer's range and are stored exactly
+    const size_t n = 10007;
+    const double eb = 0.3;
+    auto near_limit = [&](size_t k, size_t at) {
+      std::vector<T> f = slice<T>(k, at, n);
+      double mn, mx;
+      finite_range(f.data(), n, &mn, &mx);
+      std::vector<T> v(n);
+      for (size_t i = 0; i < n; ++i)
+        v[i] = static_cast<T>(((i / 50) % 2 ? -1.0 : 1.0) * 2 * eb * 1073741824.0 *
+                              (0.7 + 0.29 * (static_cast<double>(f[i]) - mn) / (mx - mn)));
+      return v;
+    };
+    const std::vector<T> x = near_limit(0, 1000), b = near_limit(1, 5000);
+    for (size_t cl : {size_t(32), size_t(1024)}) {
+      SCOPED_TRACE("near the integer limit, chunk_len=" + std::to_string(cl));
+      const Bytes sb = encode(b, ZCOLL_EB_ABS, eb, cl);
+      for (int op : kOps) check_fold(op, x, b, sb, eb);
+    }
+  }
+}
+
+TYPED_TEST(CombineErrors, ValuesArguments) {
+  using T = TypeParam;
+  using Other = typename std::conditional<std::is_same<T, float>::value, double, float>::type;
+  const size_t n = 300;
+  const std::vector<T> x = slice<T>(0, 5, n);
+  const std::vector<Other> xo = slice<Other>(0, 5, n);
+  const Bytes b = small_stream<T>(1, n, 64);
+  const size_t cap = zcoll_codec_bound(n, Dt<T>::value);
+  Guarded g(cap);
+  size_t len = 0;
+  auto call = [&](int op, const void* v, size_t cnt, zcoll_dtype dt, const void* s, size_t s_size, void* out,
+                  size_t out_cap, size_t* out_size) {
+    const int rc = zcoll_combine_values(static_cast<zcoll_op>(op), v, cnt, dt, s, s_size, out, out_cap, out_size, 1);
+    EXPECT_TRUE(g.intact()) << "zcoll_combine_values wrote outside its output";
+    return rc;
+  };
+  const zcoll_dtype dt = Dt<T>::value;
+  for (int op : {0, 4, -1}) EXPECT_EQ(call(op, x.data(), n, dt, b.data(), b.size(), g.data(), cap, &len), ZCOLL_ERR_ARG);
+  EXPECT_EQ(call(ZCOLL_OP_SUM, nullptr, n, dt, b.data(), b.size(), g.data(), cap, &len), ZCOLL_ERR_ARG);
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, nullptr, b.size(), g.data(), cap, &len), ZCOLL_ERR_ARG);
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size(), nullptr, cap, &len), ZCOLL_ERR_ARG);
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size(), g.data(), cap, nullptr), ZCOLL_ERR_ARG);
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, static_cast<zcoll_dtype>(77), b.data(), b.size(), g.data(), cap, &len),
+            ZCOLL_ERR_DTYPE);
+  // b's count and dtype
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n - 1, dt, b.data(), b.size(), g.data(), cap, &len), ZCOLL_ERR_MISMATCH);
+  EXPECT_EQ(call(ZCOLL_OP_MAX, xo.data(), n, Dt<Other>::value, b.data(), b.size(), g.data(), cap, &len),
+            ZCOLL_ERR_MISMATCH);
+  // a stream that is not fzl
+  zcoll_codec_params lp = params(0.01, ZCOLL_EB_ABS, 64, 1);
+  lp.codec = ZCOLL_CODEC_LPBIT;
+  const Compressed c = compress(lp, slice<T>(1, 5, n));
+  ASSERT_EQ(c.rc, ZCOLL_SUCCESS);
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, c.stream.data(), c.stream.size(), g.data(), cap, &len),
+            ZCOLL_ERR_CODEC);
+  // a corrupt or truncated b
+  Bytes bad = b;
+  bad[kHeader + kEntry + 3] ^= 0x10;
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, bad.data(), bad.size(), g.data(), cap, &len), ZCOLL_ERR_CORRUPT);
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size() - 1, g.data(), cap, &len), ZCOLL_ERR_CORRUPT);
+  // too small an output
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size(), g.data(), kHeader, &len),
+            ZCOLL_ERR_BUFFER_TOO_SMALL);
+  // output overlapping the values or b
+  std::vector<unsigned char> shared(cap + n * sizeof(T));
+  std::memcpy(shared.data(), x.data(), n * sizeof(T));
+  size_t olen = 0;
+  EXPECT_EQ(zcoll_combine_values(ZCOLL_OP_SUM, shared.data(), n, dt, b.data(), b.size(), shared.data() + 8, cap, &olen,
+                                 1),
+            ZCOLL_ERR_ARG);
+  Bytes bs(b);
+  bs.resize(b.size() + cap);
+  EXPECT_EQ(zcoll_combine_values(ZCOLL_OP_SUM, x.data(), n, dt, bs.data(), b.size(), bs.data() + 4, cap, &olen, 1),
+            ZCOLL_ERR_ARG);
+  // count 0 against an empty stream: an empty result
+  const Bytes e = encode(std::vector<T>(), ZCOLL_EB_ABS, 0.01, 64);
+  Bytes r;
+  ASSERT_TRUE(fold_ok(ZCOLL_OP_SUM, std::vector<T>(), e, &r));
+  EXPECT_EQ(info_of(r).count, 0u);
 }

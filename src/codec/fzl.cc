@@ -591,4 +591,38 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
                   });
 }
 
+int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
+                   void* out, size_t out_cap, size_t* out_size, int threads) {
+  if (op != kCombineSum && op != kCombineMin && op != kCombineMax) return ZCOLL_ERR_ARG;
+  if (!b || !out || !out_size || threads < 0 || (count > 0 && !values)) return ZCOLL_ERR_ARG;
+  const size_t es = element_size(dtype);
+  if (!es) return ZCOLL_ERR_DTYPE;
+  if (overlaps(out, out_cap, values, count * es) || overlaps(out, out_cap, b, b_size)) return ZCOLL_ERR_ARG;
+  Reader rb;
+  const int rc = rb.open(b, b_size);
+  if (rc) return rc;
+  const Plan& pb = rb.plan();
+  if (!pb.codec->homomorphic) return ZCOLL_ERR_CODEC;
+  if (pb.dtype != dtype || pb.count != count) return ZCOLL_ERR_MISMATCH;
+  const Kernels& kern = select_kernels();
+  const uint8_t* x = static_cast<const uint8_t*>(values);
+  return assemble(pb, thread_count(threads, pb.nchunks), out, out_cap, out_size,
+                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+                    ChunkRef cb;
+                    const int r = rb.chunk_ref(k, &cb);
+                    if (r) return r;
+                    const size_t n = pb.chunk_values(k), begin = pb.chunk_begin(k);
+                    ThreadScratch& ts = thread_scratch();
+                    ChunkScratch& s = ts.get_combine(pb.chunk_len, pb.esize);
+                    uint8_t* target = cap >= encoded_chunk_worst(n, pb.esize) ? dst : ts.staging.get();
+                    bool raw = false;
+                    const void* xk = x + begin * es;
+                    const size_t bytes = dtype == ZCOLL_FLOAT32
+                        ? kern.fold_f32(op, static_cast<const float*>(xk), cb, n, begin, pb.geom, s, target, &raw)
+                        : kern.fold_f64(op, static_cast<const double*>(xk), cb, n, begin, pb.geom, s, target, &raw);
+                    if (!bytes) return static_cast<int>(ZCOLL_ERR_CORRUPT);
+                    return place_chunk(dst, cap, target, bytes, raw, entry);
+                  });
+}
+
 }  // namespace zcoll::fzl

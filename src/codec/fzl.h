@@ -86,5 +86,8 @@ size_t compress_bound(size_t count, zcoll_dtype dtype);
 // ZCOLL_ERR_CODEC unless both are fzl streams.
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads);
+// op(values, b) without compressing values first (zcoll_combine_values).
+int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
+                   void* out, size_t out_cap, size_t* out_size, int threads);
 
 }  // namespace zcoll::fzl

@@ -63,6 +63,11 @@ struct Kernels {
                         const ChunkGeometry& g, ChunkScratch& s, uint8_t* out, bool* raw);
   size_t (*combine_f64)(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin,
                         const ChunkGeometry& g, ChunkScratch& s, uint8_t* out, bool* raw);
+  // op(values x, chunk b) as combine, x quantized as the encoder would (zcoll_combine_values).
+  size_t (*fold_f32)(int op, const float* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
+                     ChunkScratch& s, uint8_t* out, bool* raw);
+  size_t (*fold_f64)(int op, const double* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
+                     ChunkScratch& s, uint8_t* out, bool* raw);
 };
 
 const Kernels& generic_kernels();

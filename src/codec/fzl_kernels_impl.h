@@ -1177,23 +1177,12 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
   return static_cast<size_t>(p - out);
 }
 
-// Returns the result's length in out (room for encoded_chunk_worst(n, sizeof(T))), raw
-// values when encoding would not be smaller (*raw set), or 0 if a chunk is malformed.
+// Both operands decoded: s.q and s.exact hold a's integers and exact masks, s.qb and
+// s.exact_b b's, va and vb the values at exact positions. Combines block by block and
+// encodes the result; raw values when encoding would not be smaller (*raw set).
 template <class T>
-size_t combine_chunk(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
-                     ChunkScratch& s, uint8_t* out, bool* raw) {
-  // MIN/MAX have no linear shortcut; the whole-chunk path below is faster for them.
-  if (op == kCombineSum && g.ndims == 1 && !a.raw && !b.raw) {
-    const size_t bytes = combine_chunk_1d<T>(op, a, b, n, g, out);
-    if (bytes != SIZE_MAX) {
-      *raw = false;
-      return bytes;
-    }
-  }
-  T* va = reinterpret_cast<T*>(s.vals_a);
-  T* vb = reinterpret_cast<T*>(s.vals_b);
-  if (!decode_operand(b, n, begin, g, s, s.qb, s.exact_b, vb)) return 0;
-  if (!decode_operand(a, n, begin, g, s, s.q, s.exact, va)) return 0;
+size_t combine_decoded(int op, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, T* va, const T* vb,
+                       uint8_t* out, bool* raw) {
   int32_t* q = s.q;
   uint8_t* p = out;
   for (size_t i = 0; i < n; i += kBlock) {
@@ -1214,6 +1203,123 @@ size_t combine_chunk(int op, const ChunkRef& a, const ChunkRef& b, size_t n, siz
     bytes = n * sizeof(T);
   }
   return bytes;
+}
+
+// Returns the result's length in out (room for encoded_chunk_worst(n, sizeof(T))), raw
+// values when encoding would not be smaller (*raw set), or 0 if a chunk is malformed.
+template <class T>
+size_t combine_chunk(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
+                     ChunkScratch& s, uint8_t* out, bool* raw) {
+  // MIN/MAX have no linear shortcut; the whole-chunk path below is faster for them.
+  if (op == kCombineSum && g.ndims == 1 && !a.raw && !b.raw) {
+    const size_t bytes = combine_chunk_1d<T>(op, a, b, n, g, out);
+    if (bytes != SIZE_MAX) {
+      *raw = false;
+      return bytes;
+    }
+  }
+  T* va = reinterpret_cast<T*>(s.vals_a);
+  T* vb = reinterpret_cast<T*>(s.vals_b);
+  if (!decode_operand(b, n, begin, g, s, s.qb, s.exact_b, vb)) return 0;
+  if (!decode_operand(a, n, begin, g, s, s.q, s.exact, va)) return 0;
+  return combine_decoded(op, n, begin, g, s, va, vb, out, raw);
+}
+
+// ------------------------------------- combination with uncompressed values
+//
+// op(Q(x), b) for values x and a chunk b: x is quantized exactly as the encoder would
+// (quantize_block) and combined with b's integers by combine_block, so the result holds
+// the same integers and exact values as compressing x and combining the two chunks,
+// without encoding x and parsing it back. Only a block's predictor order can differ: it
+// is chosen here for the result's own integers.
+
+// 1-D chunks, block by block; x's integers go to s.q (the encoder's reads of q[-1],
+// q[-2] and the placeholders need them). Returns 0 for a malformed chunk and SIZE_MAX
+// when the result would not be smaller than raw (the caller then takes the general path).
+template <class T>
+size_t fold_chunk_1d(int op, const T* x, const ChunkRef& b, size_t n, const ChunkGeometry& g, ChunkScratch& s,
+                     uint8_t* out) {
+  const uint8_t* pb = b.p;
+  const uint8_t* const end = b.p + b.bytes;
+  uint32_t qb1 = 0, db1 = 0;  // b's state
+  int32_t* q = s.q;
+  uint8_t* p = out;
+  const size_t raw_bytes = n * sizeof(T);
+  alignas(32) int32_t rb[kBlock], qb[kBlock];
+  T va[kBlock], vb[kBlock];
+#if defined(__AVX2__)
+  __m256i prev = _mm256_setzero_si256();  // the 8 integers of the result before block i
+#endif
+  for (size_t i = 0; i < n; i += kBlock) {
+    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+#if defined(__AVX2__)
+    // The common SUM block: x quantizes without exact values and b's block goes straight
+    // to registers; the sum stays in registers through prediction and packing.
+    if (op == kCombineSum && len == kBlock) {
+      __m256i qv[4];
+      RegBlock fb;
+      if (!quantize_block_avx2(x + i, g, qv) && peek_block_avx2(pb, end, b.end, fb)) {
+        uint32_t q1 = qb1, d1 = db1;
+        rebuild_block_avx2(fb.r, fb.alt, fb.b, q1, d1, g, qb);
+        const __m256i lim = _mm256_set1_epi32(static_cast<int>(kQuantLimit));
+        __m256i over = _mm256_setzero_si256();
+        for (unsigned j = 0; j < 4; ++j) {
+          qv[j] = _mm256_add_epi32(qv[j], load_q8(qb + 8 * j));  // |q_x|, |q_b| < 2^30: no overflow
+          over = _mm256_or_si256(over, _mm256_cmpgt_epi32(_mm256_abs_epi32(qv[j]), lim));
+        }
+        if (_mm256_testz_si256(over, over)) {
+          for (unsigned j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i + 8 * j), qv[j]);
+          p = encode_block_1d_avx2(qv, prev, 0u, x + i, p);
+          prev = qv[3];
+          qb1 = q1;
+          db1 = d1;
+          pb = fb.next;
+          if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
+          continue;
+        }
+      }
+    }
+#endif
+    ParsedBlock bb;
+    if (!parse_block<T>(pb, end, b.end, len, rb, bb)) return 0;
+    rebuild_block(rb, len, bb.alt, bb.b, qb1, db1, g, qb);
+    for (uint32_t e = bb.exact, j = 0; e; e &= e - 1, ++j)
+      std::memcpy(vb + __builtin_ctz(e), bb.exact_src + j * sizeof(T), sizeof(T));
+    const uint32_t ma = quantize_block(x + i, len, g, q + i);
+    for (uint32_t e = ma; e; e &= e - 1) va[__builtin_ctz(e)] = load_elem(x + i + __builtin_ctz(e));
+    const uint32_t m = combine_block(op, q + i, qb, ma, bb.exact, va, vb, len, g.twoeb);
+    if (m) fill_block_placeholders(q, i, m);
+    p = encode_block_1d(q + i, len, m, va, p);
+#if defined(__AVX2__)
+    if (len == kBlock) prev = load_q8(q + i + 24);
+#endif
+    if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
+  }
+  if (pb != end) return 0;
+  return static_cast<size_t>(p - out);
+}
+
+// Like combine_chunk, with a = x's values.
+template <class T>
+size_t fold_chunk(int op, const T* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
+                  ChunkScratch& s, uint8_t* out, bool* raw) {
+  if (g.ndims == 1 && !b.raw) {
+    const size_t bytes = fold_chunk_1d<T>(op, x, b, n, g, s, out);
+    if (bytes != SIZE_MAX) {
+      *raw = false;
+      return bytes;
+    }
+  }
+  T* va = reinterpret_cast<T*>(s.vals_a);
+  T* vb = reinterpret_cast<T*>(s.vals_b);
+  // b first: decoding uses s.exact, which then receives x's masks.
+  if (!decode_operand(b, n, begin, g, s, s.qb, s.exact_b, vb)) return 0;
+  std::memcpy(va, x, n * sizeof(T));
+  for (size_t i = 0; i < n; i += kBlock) {
+    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
+    s.exact[i / kBlock] = quantize_block(x + i, len, g, s.q + i);
+  }
+  return combine_decoded(op, n, begin, g, s, va, vb, out, raw);
 }
 
 // ------------------------------------------------------------ value range
@@ -1321,6 +1427,15 @@ inline size_t combine_f32(int op, const ChunkRef& a, const ChunkRef& b, size_t n
 inline size_t combine_f64(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin,
                           const ChunkGeometry& g, ChunkScratch& s, uint8_t* out, bool* raw) {
   return combine_chunk<double>(op, a, b, n, begin, g, s, out, raw);
+}
+
+inline size_t fold_f32(int op, const float* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
+                       ChunkScratch& s, uint8_t* out, bool* raw) {
+  return fold_chunk<float>(op, x, b, n, begin, g, s, out, raw);
+}
+inline size_t fold_f64(int op, const double* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
+                       ChunkScratch& s, uint8_t* out, bool* raw) {
+  return fold_chunk<double>(op, x, b, n, begin, g, s, out, raw);
 }
 
 inline void range_f32(const float* x, size_t n, double* lo, double* hi) { finite_range(x, n, lo, hi); }

@@ -6,7 +6,7 @@
 //
 // Buffers live in the communicator's arena, each a region with one slot per piece at
 // the piece's worst-case compressed size (only written bytes are touched):
-//   own     this rank's input, compressed once (homomorphic), or a scratch (DOC);
+//   own     this rank's input, compressed once (recursive doubling);
 //   result  the reduced pieces (and, after an allgather or gather, everybody's);
 //   recv[2] and send[2]: one block of partial results in flight each (ring), or
 //   a whole-vector region for the partner's streams (recursive doubling).
@@ -60,6 +60,9 @@ struct Reduction {
   size_t compress_input(size_t i, uint8_t* dst) { return compress_values(input(i), i, dst); }
   // Homomorphic: out = op(a, b); returns the length.
   size_t combine(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, size_t i, uint8_t* out);
+  // Homomorphic: out = op(this rank's input piece i, partial), the input quantized on the
+  // way (zcoll_combine_values) instead of compressed first; returns the length.
+  size_t fold(const uint8_t* partial, size_t len, size_t i, uint8_t* out);
   // DOC: decompress a partial result, apply op with this rank's input piece i, and
   // either compress it to out (returns its length) or, with out == nullptr, store the
   // values at dst.

@@ -37,19 +37,22 @@ int Reduction::plan(const size_t* counts, bool whole_vector_regions) {
   region_bytes = off;
   own_len.assign(piece_begin.size(), 0);
   result_len.assign(piece_begin.size(), 0);
+  // The ring folds this rank's input straight into the partials it receives, so only
+  // recursive doubling keeps a compressed copy of it (own).
   const size_t set_bytes = whole_vector_regions ? region_bytes : max_block_bytes;
-  const size_t need = 2 * region_bytes + 4 * set_bytes;
+  const size_t own_bytes = whole_vector_regions ? region_bytes : 0;
+  const size_t need = own_bytes + region_bytes + 4 * set_bytes;
   if (c.arena_cap < need) {
     c.arena.reset();
     c.arena.reset(new uint8_t[need]);
     c.arena_cap = need;
   }
   uint8_t* a = c.arena.get();
-  own = a;
-  result = a + region_bytes;
+  own = whole_vector_regions ? a : nullptr;
+  result = a + own_bytes;
   for (int k = 0; k < 2; ++k) {
-    recv[k] = a + 2 * region_bytes + k * set_bytes;
-    send[k] = a + 2 * region_bytes + (2 + k) * set_bytes;
+    recv[k] = a + own_bytes + region_bytes + k * set_bytes;
+    send[k] = a + own_bytes + region_bytes + (2 + k) * set_bytes;
   }
   return ZCOLL_SUCCESS;
 }
@@ -74,6 +77,17 @@ size_t Reduction::combine(const uint8_t* a, size_t alen, const uint8_t* b, size_
   t_reduce += now() - t;
   if (rc) fail(rc);
   return rc ? 0 : len;
+}
+
+size_t Reduction::fold(const uint8_t* partial, size_t len, size_t i, uint8_t* out) {
+  if (err) return 0;
+  const double t = now();
+  size_t olen = 0;
+  const int rc = fzl::combine_values(op, input(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
+                                     params.threads);
+  t_reduce += now() - t;
+  if (rc) fail(rc);
+  return rc ? 0 : olen;
 }
 
 namespace {

@@ -5,8 +5,9 @@
 // piece: the receives of a step are posted before its work starts, and piece i goes out
 // as soon as it is made, while the rank works on piece i + 1 (double-buffered sets of
 // receive and send slots, so a step can start before the previous one's sends finish).
-//   homomorphic: a piece is this rank's input compressed once, combined with the
-//                received partial as integers (zcoll_combine);
+//   homomorphic: this rank's input piece is quantized and combined with the received
+//                partial as integers (zcoll_combine_values), so each input value is
+//                quantized once and never decompressed;
 //   DOC:         the received partial is decompressed, the op applied with this rank's
 //                input, and the result compressed again.
 #include "coll/reduction.h"
@@ -31,17 +32,14 @@ void ring_reduce_scatter(Reduction& R, bool want_stream, void* out) {
       uint8_t* piece;
       size_t len;
       if (k == 0) {
-        piece = R.homomorphic ? R.own + R.slot[i] : R.send[cur] + R.block_slot(i, bs);
+        piece = R.send[cur] + R.block_slot(i, bs);
         len = R.compress_input(i, piece);
       } else {
-        // Homomorphic: this rank's piece is compressed while the partial is on its way.
-        uint8_t* mine = R.homomorphic ? R.own + R.slot[i] : nullptr;
-        const size_t mine_len = R.homomorphic ? R.compress_input(i, mine) : 0;
         const size_t got = R.wait_recv(rq[prev], i - R.first_piece[bs]);
         const uint8_t* partial = R.recv[prev] + R.block_slot(i, bs);
         piece = last ? (want_stream ? R.result + R.slot[i] : nullptr) : R.send[cur] + R.block_slot(i, bs);
         if (R.homomorphic) {
-          len = R.combine(partial, got, mine, mine_len, i, piece);
+          len = R.fold(partial, got, i, piece);
         } else {
           len = R.doc_step(partial, got, i, piece, piece ? nullptr : at(out, R.piece_begin[i] - R.block_begin[r], R.es));
         }
@@ -76,20 +74,23 @@ void ring_allgather_pieces(Reduction& R, void* out) {
         R.irecv(R.result + R.slot[i], R.piece_cap(i), left, rq[cur]);
       R.wait_all(sq[cur]);
     }
-    for (size_t i = R.first_piece[b]; i < R.first_piece[b + 1]; ++i) {
-      if (k > 0) R.result_len[i] = R.wait_recv(rq[prev], i - R.first_piece[b]);
-      const uint8_t* s = R.result + R.slot[i];
-      size_t len = R.result_len[i];
-      R.decompress(s, len, i, out);
-      if (!forward) continue;
-      if (R.cprp2p && k > 0) {
-        uint8_t* again = R.send[cur] + R.block_slot(i, b);
-        len = R.compress_values(at(out, R.piece_begin[i], R.es), i, again);
-        s = again;
-      }
+    auto pass_on = [&](const uint8_t* s, size_t len, size_t i) {
       R.raw += R.piece_count[i] * R.es;
       R.isend(s, len, right, sq[cur]);
       R.poll(sq[cur]);
+    };
+    for (size_t i = R.first_piece[b]; i < R.first_piece[b + 1]; ++i) {
+      if (k > 0) R.result_len[i] = R.wait_recv(rq[prev], i - R.first_piece[b]);
+      const uint8_t* s = R.result + R.slot[i];
+      const bool recompress = R.cprp2p && k > 0;
+      // Forwarded bytes go out before this rank decompresses them, so the next rank does
+      // not wait for that work.
+      if (forward && !recompress) pass_on(s, R.result_len[i], i);
+      R.decompress(s, R.result_len[i], i, out);
+      if (forward && recompress) {
+        uint8_t* again = R.send[cur] + R.block_slot(i, b);
+        pass_on(again, R.compress_values(at(out, R.piece_begin[i], R.es), i, again), i);
+      }
     }
   }
   R.wait_all(sq[0]);
