@@ -35,7 +35,7 @@ struct Reduction {
   size_t region_bytes = 0, max_block_bytes = 0;
 
   uint8_t *own = nullptr, *result = nullptr, *recv[2] = {nullptr, nullptr}, *send[2] = {nullptr, nullptr};
-  std::vector<size_t> own_len, result_len;
+  std::vector<size_t> result_len;
   std::vector<uint8_t> values;  // DOC: one piece of decompressed values
 
   int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see notice())

@@ -35,7 +35,6 @@ int Reduction::plan(const size_t* counts, bool whole_vector_regions) {
   }
   first_piece[p] = piece_begin.size();
   region_bytes = off;
-  own_len.assign(piece_begin.size(), 0);
   result_len.assign(piece_begin.size(), 0);
   // The ring folds this rank's input straight into the partials it receives, so only
   // recursive doubling keeps a compressed copy of it (own).
