@@ -5,7 +5,9 @@
 #pragma once
 #include <zcoll.h>
 
+#include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -47,6 +49,51 @@ void fail_at(const char* file, int line, const char* cond, const char* fmt, ...)
   va_end(ap);
   std::fprintf(stderr, "[rank %d/%d] FAIL %s:%d [%s] (%s) %s\n", g_rank, g_size, file, line, ctx().c_str(), cond, msg);
   std::fflush(stderr);
+}
+
+struct Section {
+  const char* name;
+  void (*run)();
+};
+
+// main()'s common part: runs the sections named in argv (all of them when none is named)
+// in table order, until one fails on this rank. after(), when given, runs on every rank
+// after each section (to settle checks deferred to the section's end); *calls, when
+// given, counts the calls made, reported per section with its time. Returns the exit
+// status: 1 if any rank failed or a name is unknown, else 0.
+template <size_t N>
+int run_sections(int argc, char** argv, const Section (&sections)[N], void (*after)() = nullptr,
+                 const uint64_t* calls = nullptr) {
+  const std::vector<std::string> want(argv + 1, argv + argc);
+  long unknown = 0;
+  for (const std::string& w : want)
+    if (std::none_of(std::begin(sections), std::end(sections), [&](const Section& s) { return w == s.name; })) {
+      ++unknown;
+      if (g_rank == 0) std::fprintf(stderr, "unknown section '%s'\n", w.c_str());
+    }
+  const double t0 = MPI_Wtime();
+  for (const Section& s : sections) {
+    if (unknown || g_failures || (!want.empty() && std::find(want.begin(), want.end(), s.name) == want.end()))
+      continue;
+    Ctx c("section %s", s.name);
+    const double ts = MPI_Wtime();
+    const uint64_t calls0 = calls ? *calls : 0;
+    s.run();
+    if (after) after();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (g_rank == 0) {
+      std::printf("section %-15s %7.2f s", s.name, MPI_Wtime() - ts);
+      if (calls) std::printf(", %4llu calls", static_cast<unsigned long long>(*calls - calls0));
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+  }
+  long totals[2] = {g_failures + unknown, g_checks};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    std::printf("%s: %ld checks on %d ranks, %ld failed (%.2f s)\n", totals[0] ? "FAILED" : "PASSED", totals[1], g_size,
+                totals[0], MPI_Wtime() - t0);
+  return totals[0] ? 1 : 0;
 }
 
 }  // namespace

@@ -1693,10 +1693,6 @@ void section_codecs() {
   codecs_type<double>();
 }
 
-struct Section {
-  const char* name;
-  void (*fn)();
-};
 const Section kSections[] = {
     {"accuracy", section_accuracy},
     {"edge", section_edge},
@@ -1737,39 +1733,8 @@ int main(int argc, char** argv) {
     for (const std::string& n : g_f64_names) std::printf(" %s", n.c_str());
     std::printf("\n");
   }
-  std::vector<std::string> want;
-  for (int i = 1; i < argc; ++i) want.emplace_back(argv[i]);
-  const double t0 = MPI_Wtime();
-  bool unknown = false;
-  for (const std::string& w : want) {
-    bool found = false;
-    for (const Section& s : kSections) found = found || w == s.name;
-    if (!found) {
-      if (g_rank == 0) std::fprintf(stderr, "unknown section '%s'\n", w.c_str());
-      unknown = true;
-    }
-  }
-  if (!unknown && g_failures == 0) {
-    for (const Section& s : kSections) {
-      if (!want.empty() && std::find(want.begin(), want.end(), s.name) == want.end()) continue;
-      const double ts = MPI_Wtime();
-      const uint64_t salt0 = g_salt;
-      s.fn();
-      flush();
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (g_rank == 0)
-        std::printf("section %-15s %7.2f s, %4llu calls\n", s.name, MPI_Wtime() - ts,
-                    static_cast<unsigned long long>(g_salt - salt0));
-      std::fflush(stdout);
-    }
-  }
-
-  long totals[2] = {g_failures + (unknown ? 1 : 0), g_checks};
-  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0)
-    std::printf("%s: %ld checks on %d ranks, %ld failed (%.2f s)\n", totals[0] ? "FAILED" : "PASSED", totals[1], g_size,
-                totals[0], MPI_Wtime() - t0);
+  const int status = run_sections(argc, argv, kSections, flush, &g_salt);
   MPI_Type_free(&g_f3_type);
   MPI_Finalize();
-  return totals[0] ? 1 : 0;
+  return status;
 }

@@ -720,10 +720,6 @@ void section_errors() {
   free_comm(zc);
 }
 
-struct Section {
-  const char* name;
-  void (*run)();
-};
 const Section kSections[] = {{"bound", section_bound},       {"passthrough", section_passthrough},
                              {"match", section_match},       {"order", section_order},
                              {"truncate", section_truncate}, {"corrupt", section_corrupt},
@@ -737,29 +733,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   load_field();
-  const std::vector<std::string> names(argv + 1, argv + argc);
-  long unknown = 0;
-  for (const std::string& n : names)
-    if (std::none_of(std::begin(kSections), std::end(kSections), [&](const Section& s) { return n == s.name; })) {
-      ++unknown;
-      if (g_rank == 0) std::fprintf(stderr, "unknown section '%s'\n", n.c_str());
-    }
-  const double t0 = MPI_Wtime();
-  for (const Section& s : kSections) {
-    if (unknown || g_failures || (!names.empty() && std::find(names.begin(), names.end(), s.name) == names.end()))
-      continue;
-    Ctx c("section %s", s.name);
-    const double ts = MPI_Wtime();
-    s.run();
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (g_rank == 0) std::printf("section %-12s %6.2f s\n", s.name, MPI_Wtime() - ts);
-    std::fflush(stdout);
-  }
-  long totals[2] = {g_failures + unknown, g_checks};
-  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0)
-    std::printf("%s: %ld checks on %d ranks, %ld failed (%.2f s)\n", totals[0] ? "FAILED" : "PASSED", totals[1], g_size,
-                totals[0], MPI_Wtime() - t0);
+  const int status = run_sections(argc, argv, kSections);
   MPI_Finalize();
-  return totals[0] ? 1 : 0;
+  return status;
 }

@@ -780,10 +780,6 @@ void section_errors() {
   }
 }
 
-struct Section {
-  const char* name;
-  void (*fn)();
-};
 const Section kSections[] = {
     {"bound", section_bound},         {"identical", section_identical},     {"agree", section_agree},
     {"edge", section_edge},           {"overflow", section_overflow},       {"special", section_special},
@@ -797,35 +793,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   MPI_Op_create(absmax, 1, &g_absmax);
   load_fields();
-  std::vector<std::string> want(argv + 1, argv + argc);
-  bool unknown = false;
-  for (const std::string& w : want) {
-    bool found = false;
-    for (const Section& s : kSections) found = found || w == s.name;
-    if (!found && g_rank == 0) std::fprintf(stderr, "unknown section '%s'\n", w.c_str());
-    unknown = unknown || !found;
-  }
-  const double t0 = MPI_Wtime();
-  if (!unknown && g_failures == 0)
-    for (const Section& s : kSections) {
-      if (!want.empty() && std::find(want.begin(), want.end(), s.name) == want.end()) continue;
-      const double ts = MPI_Wtime();
-      const uint64_t salt0 = g_salt;
-      s.fn();
-      Ctx cx("section %s", s.name);
-      agree_flush();
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (g_rank == 0)
-        std::printf("section %-13s %7.2f s, %4llu calls\n", s.name, MPI_Wtime() - ts,
-                    static_cast<unsigned long long>(g_salt - salt0));
-      std::fflush(stdout);
-    }
-  long totals[2] = {g_failures + (unknown ? 1 : 0), g_checks};
-  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0)
-    std::printf("%s: %ld checks on %d ranks, %ld failed (%.2f s)\n", totals[0] ? "FAILED" : "PASSED", totals[1],
-                g_size, totals[0], MPI_Wtime() - t0);
+  const int status = run_sections(argc, argv, kSections, agree_flush, &g_salt);
   MPI_Op_free(&g_absmax);
   MPI_Finalize();
-  return totals[0] ? 1 : 0;
+  return status;
 }
