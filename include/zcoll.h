@@ -221,13 +221,6 @@ int zcoll_combine_values(zcoll_op op, const void *values, size_t count, zcoll_dt
                          const void *b, size_t b_size, void *out, size_t out_cap,
                          size_t *out_size, int threads);
 
-/* Exactly what zcoll_decompress gives for the stream zcoll_combine_values(op, values, b)
- * would produce, written to out (count values of dtype) without building that stream:
- * the last step of a reduction. out may be values itself (in place) and must not
- * otherwise overlap values or b. Errors as zcoll_combine_values. */
-int zcoll_decompress_combined(zcoll_op op, const void *values, size_t count, zcoll_dtype dtype,
-                              const void *b, size_t b_size, void *out, int threads);
-
 /* ------------------------------------------ chunk-at-a-time (pipelined) use
  *
  * For callers that want to do other work (for example poll MPI requests)
@@ -391,9 +384,7 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  * compressed form of this rank's input and two more whole-stream buffers instead), and,
  * on the DOC path, one piece of decompressed values. The homomorphic ring quantizes this
  * rank's input straight into each partial it receives (zcoll_combine_values), so it keeps
- * no compressed copy of the input; a reduce-scatter's last step writes its values without
- * encoding them (zcoll_decompress_combined; through one piece of scratch when MPI_IN_PLACE
- * and uneven counts make the output overlap the input it is computed from).
+ * no compressed copy of the input.
  */
 int zcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     zcoll_comm comm);

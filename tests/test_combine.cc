@@ -1301,32 +1301,6 @@ void check_fold(int op, const std::vector<T>& x, const std::vector<T>& xb, const
   if (op == ZCOLL_OP_SUM) EXPECT_TRUE(sum_vs_inputs<T>({&x, &xb}, got, eb));
   else EXPECT_TRUE(minmax_vs_inputs<T>(op, {&x, &xb}, got, eb));
   expect_deterministic(r, {2, 0}, [&](int t, Bytes* out) { return fold_ok(op, x, sb, out, t); });
-  // zcoll_decompress_combined: the same values without the stream (a reduce-scatter's last
-  // step), into a separate buffer and in place, with any thread count and ISA.
-  auto fold_values = [&](bool in_place, int threads, std::vector<T>* y) {
-    Guarded g((n + 1) * sizeof(T));
-    T* dst = reinterpret_cast<T*>(g.data());
-    if (in_place) std::memcpy(dst, x.data(), n * sizeof(T));
-    const int rc = zcoll_decompress_combined(static_cast<zcoll_op>(op), in_place ? dst : x.data(), n, Dt<T>::value,
-                                             sb.data(), sb.size(), dst, threads);
-    EXPECT_EQ(rc, ZCOLL_SUCCESS) << zcoll_strerror(rc);
-    EXPECT_TRUE(g.intact()) << "zcoll_decompress_combined wrote outside its output";
-    y->assign(dst, dst + n);
-  };
-  EnvRestore env("ZCOLL_ISA");
-  for (int isa = 0; isa < 2; ++isa) {
-    if (isa) setenv("ZCOLL_ISA", "generic", 1);
-    for (int in_place = 0; in_place < 2; ++in_place) {
-      std::vector<T> y;
-      fold_values(in_place, in_place ? 2 : 1, &y);
-      size_t bad = 0, at = 0;
-      for (size_t i = 0; i < n; ++i)
-        if (bits_of(y[i]) != bits_of(got[i]) && bad++ == 0) at = i;
-      EXPECT_EQ(bad, 0u) << "zcoll_decompress_combined differs from the decompressed fold" << (in_place ? " (in place)" : "")
-                         << (isa ? " with ZCOLL_ISA=generic" : "") << "; first at " << at << ": " << show(y[at])
-                         << " against " << show(got[at]);
-    }
-  }
 }
 
 TYPED_TEST(Combine, ValuesLikeCompressedOperand) {
@@ -1452,29 +1426,6 @@ TYPED_TEST(CombineErrors, ValuesArguments) {
   bs.resize(b.size() + cap);
   EXPECT_EQ(zcoll_combine_values(ZCOLL_OP_SUM, x.data(), n, dt, bs.data(), b.size(), bs.data() + 4, cap, &olen, 1),
             ZCOLL_ERR_ARG);
-  // zcoll_decompress_combined refuses the same, and an output overlapping the values other
-  // than exactly, or b
-  {
-    std::vector<T> y(n + 8);
-    auto fold_to_values = [](int op, const void* v, size_t cnt, zcoll_dtype t, const void* s, size_t s_size,
-                             void* out, int threads) {
-      return zcoll_decompress_combined(static_cast<zcoll_op>(op), v, cnt, t, s, s_size, out, threads);
-    };
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size(), y.data(), 1), ZCOLL_SUCCESS);
-    EXPECT_EQ(fold_to_values(0, x.data(), n, dt, b.data(), b.size(), y.data(), 1), ZCOLL_ERR_ARG);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, nullptr, n, dt, b.data(), b.size(), y.data(), 1), ZCOLL_ERR_ARG);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, x.data(), n, dt, nullptr, b.size(), y.data(), 1), ZCOLL_ERR_ARG);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size(), nullptr, 1), ZCOLL_ERR_ARG);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, x.data(), n - 1, dt, b.data(), b.size(), y.data(), 1), ZCOLL_ERR_MISMATCH);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, x.data(), n, dt, bad.data(), bad.size(), y.data(), 1), ZCOLL_ERR_CORRUPT);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, x.data(), n, dt, c.stream.data(), c.stream.size(), y.data(), 1),
-              ZCOLL_ERR_CODEC);
-    std::copy(x.begin(), x.end(), y.begin() + 1);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, y.data() + 1, n, dt, b.data(), b.size(), y.data(), 1), ZCOLL_ERR_ARG);
-    EXPECT_EQ(fold_to_values(ZCOLL_OP_SUM, x.data(), n, dt, bs.data(), b.size(),
-                             reinterpret_cast<T*>(bs.data() + b.size() - sizeof(T)), 1),
-              ZCOLL_ERR_ARG);
-  }
   // count 0 against an empty stream: an empty result
   const Bytes e = encode(std::vector<T>(), ZCOLL_EB_ABS, 0.01, 64);
   Bytes r;

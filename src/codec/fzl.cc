@@ -591,31 +591,19 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
                   });
 }
 
-namespace {
-// The checks combine_values and fold_to_values share, in the order of the error codes'
-// precedence; out_ok: the caller's output arguments are valid. Opens b into *rb.
-int open_fold(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size, int threads,
-              bool out_ok, Reader* rb) {
-  if (op != kCombineSum && op != kCombineMin && op != kCombineMax) return ZCOLL_ERR_ARG;
-  if (!b || threads < 0 || (count > 0 && !values)) return ZCOLL_ERR_ARG;
-  if (!element_size(dtype)) return ZCOLL_ERR_DTYPE;
-  if (!out_ok) return ZCOLL_ERR_ARG;
-  const int rc = rb->open(b, b_size);
-  if (rc) return rc;
-  if (!rb->plan().codec->homomorphic) return ZCOLL_ERR_CODEC;
-  if (rb->plan().dtype != dtype || rb->plan().count != count) return ZCOLL_ERR_MISMATCH;
-  return ZCOLL_SUCCESS;
-}
-}  // namespace
-
 int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
                    void* out, size_t out_cap, size_t* out_size, int threads) {
+  if (op != kCombineSum && op != kCombineMin && op != kCombineMax) return ZCOLL_ERR_ARG;
+  if (!b || !out || !out_size || threads < 0 || (count > 0 && !values)) return ZCOLL_ERR_ARG;
   const size_t es = element_size(dtype);
+  if (!es) return ZCOLL_ERR_DTYPE;
+  if (overlaps(out, out_cap, values, count * es) || overlaps(out, out_cap, b, b_size)) return ZCOLL_ERR_ARG;
   Reader rb;
-  const bool out_ok = out && out_size && !overlaps(out, out_cap, values, count * es) && !overlaps(out, out_cap, b, b_size);
-  const int rc = open_fold(op, values, count, dtype, b, b_size, threads, out_ok, &rb);
+  const int rc = rb.open(b, b_size);
   if (rc) return rc;
   const Plan& pb = rb.plan();
+  if (!pb.codec->homomorphic) return ZCOLL_ERR_CODEC;
+  if (pb.dtype != dtype || pb.count != count) return ZCOLL_ERR_MISMATCH;
   const Kernels& kern = select_kernels();
   const uint8_t* x = static_cast<const uint8_t*>(values);
   return assemble(pb, thread_count(threads, pb.nchunks), out, out_cap, out_size,
@@ -635,44 +623,6 @@ int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, 
                     if (!bytes) return static_cast<int>(ZCOLL_ERR_CORRUPT);
                     return place_chunk(dst, cap, target, bytes, raw, entry);
                   });
-}
-
-int fold_to_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
-                   void* out, int threads) {
-  const size_t es = element_size(dtype), bytes = count * es;
-  Reader rb;
-  const bool out_ok = (out || count == 0) && !overlaps(out, bytes, b, b_size) &&
-                      (out == values || !overlaps(out, bytes, values, bytes));
-  const int rc = open_fold(op, values, count, dtype, b, b_size, threads, out_ok, &rb);
-  if (rc) return rc;
-  const Plan& pb = rb.plan();
-  const Kernels& kern = select_kernels();
-  const uint8_t* x = static_cast<const uint8_t*>(values);
-  uint8_t* y = static_cast<uint8_t*>(out);
-  std::atomic<int> error{ZCOLL_SUCCESS};
-#pragma omp parallel for schedule(static) num_threads(thread_count(threads, pb.nchunks))
-  for (size_t k = 0; k < pb.nchunks; ++k) {
-    if (error.load(std::memory_order_relaxed)) continue;
-    int r;
-    try {
-      ChunkRef cb;
-      r = rb.chunk_ref(k, &cb);
-      if (!r) {
-        const size_t n = pb.chunk_values(k), begin = pb.chunk_begin(k), off = begin * es;
-        ChunkScratch& s = thread_scratch().get_combine(pb.chunk_len, pb.esize);
-        const bool ok = dtype == ZCOLL_FLOAT32
-            ? kern.fold_decode_f32(op, reinterpret_cast<const float*>(x + off), cb, n, begin, pb.geom, s,
-                                   reinterpret_cast<float*>(y + off))
-            : kern.fold_decode_f64(op, reinterpret_cast<const double*>(x + off), cb, n, begin, pb.geom, s,
-                                   reinterpret_cast<double*>(y + off));
-        r = ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
-      }
-    } catch (const std::bad_alloc&) {
-      r = ZCOLL_ERR_NO_MEMORY;
-    }
-    if (r) error.store(r);
-  }
-  return error.load();
 }
 
 }  // namespace zcoll::fzl

@@ -89,10 +89,5 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
 // op(values, b) without compressing values first (zcoll_combine_values).
 int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
                    void* out, size_t out_cap, size_t* out_size, int threads);
-// What combine_values' result decompresses to, bit for bit, written to out (count
-// values) without encoding it. out may be values itself, and must not otherwise overlap
-// values or b. The last step of a homomorphic reduce-scatter.
-int fold_to_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
-                   void* out, int threads);
 
 }  // namespace zcoll::fzl

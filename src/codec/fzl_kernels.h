@@ -68,12 +68,6 @@ struct Kernels {
                      ChunkScratch& s, uint8_t* out, bool* raw);
   size_t (*fold_f64)(int op, const double* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
                      ChunkScratch& s, uint8_t* out, bool* raw);
-  // The values fold's result decompresses to, written to out (which may be x) without
-  // encoding them; false if b is malformed.
-  bool (*fold_decode_f32)(int op, const float* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
-                          ChunkScratch& s, float* out);
-  bool (*fold_decode_f64)(int op, const double* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
-                          ChunkScratch& s, double* out);
 };
 
 const Kernels& generic_kernels();

@@ -16,8 +16,7 @@ namespace avx2_isa {
 
 const Kernels* avx2_kernels() {
   static const Kernels k{"avx2", avx2_isa::range_f32, avx2_isa::range_f64, avx2_isa::encode_f32, avx2_isa::encode_f64, avx2_isa::decode_f32,
-                         avx2_isa::decode_f64, avx2_isa::combine_f32, avx2_isa::combine_f64, avx2_isa::fold_f32, avx2_isa::fold_f64,
-                         avx2_isa::fold_decode_f32, avx2_isa::fold_decode_f64};
+                         avx2_isa::decode_f64, avx2_isa::combine_f32, avx2_isa::combine_f64, avx2_isa::fold_f32, avx2_isa::fold_f64};
   return &k;
 }
 }  // namespace zcoll::fzl

@@ -14,8 +14,7 @@ namespace generic_isa {
 const Kernels& generic_kernels() {
   static const Kernels k{"generic", generic_isa::range_f32, generic_isa::range_f64,
                          generic_isa::encode_f32, generic_isa::encode_f64,
-                         generic_isa::decode_f32, generic_isa::decode_f64, generic_isa::combine_f32, generic_isa::combine_f64, generic_isa::fold_f32, generic_isa::fold_f64,
-                         generic_isa::fold_decode_f32, generic_isa::fold_decode_f64};
+                         generic_isa::decode_f32, generic_isa::decode_f64, generic_isa::combine_f32, generic_isa::combine_f64, generic_isa::fold_f32, generic_isa::fold_f64};
   return k;
 }
 }  // namespace zcoll::fzl

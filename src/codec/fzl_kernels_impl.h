@@ -1233,29 +1233,28 @@ size_t combine_chunk(int op, const ChunkRef& a, const ChunkRef& b, size_t n, siz
 // without encoding x and parsing it back. Only a block's predictor order can differ: it
 // is chosen here for the result's own integers.
 
-// Walks a 1-D chunk b and the values x block by block. Each block's combined integers go
-// to q + i (the encoder reads q[i-1], q[i-2] and the placeholders from there), and then to
-// one of two callbacks, which return false to stop the walk:
-//   full(qv, i)                the common SUM block (AVX2): x quantizes without exact values,
-//                              b's block goes straight to registers, the sum stays in range;
-//                              qv holds the 32 summed integers;
-//   block(i, len, m, va)       any other block, combined by combine_block: m the exact mask,
-//                              va the values at those positions.
-// Returns false for a malformed b (or a stopped walk).
-template <class T, class Full, class Block>
-bool fold_blocks_1d(int op, const T* x, const ChunkRef& b, size_t n, const ChunkGeometry& g, int32_t* q, Full&& full,
-                    Block&& block) {
+// 1-D chunks, block by block; x's integers go to s.q (the encoder's reads of q[-1],
+// q[-2] and the placeholders need them). Returns 0 for a malformed chunk and SIZE_MAX
+// when the result would not be smaller than raw (the caller then takes the general path).
+template <class T>
+size_t fold_chunk_1d(int op, const T* x, const ChunkRef& b, size_t n, const ChunkGeometry& g, ChunkScratch& s,
+                     uint8_t* out) {
   const uint8_t* pb = b.p;
   const uint8_t* const end = b.p + b.bytes;
   uint32_t qb1 = 0, db1 = 0;  // b's state
+  int32_t* q = s.q;
+  uint8_t* p = out;
+  const size_t raw_bytes = n * sizeof(T);
   alignas(32) int32_t rb[kBlock], qb[kBlock];
   T va[kBlock], vb[kBlock];
-#if !defined(__AVX2__)
-  (void)full;
+#if defined(__AVX2__)
+  __m256i prev = _mm256_setzero_si256();  // the 8 integers of the result before block i
 #endif
   for (size_t i = 0; i < n; i += kBlock) {
     const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
 #if defined(__AVX2__)
+    // The common SUM block: x quantizes without exact values and b's block goes straight
+    // to registers; the sum stays in registers through prediction and packing.
     if (op == kCombineSum && len == kBlock) {
       __m256i qv[4];
       RegBlock fb;
@@ -1270,63 +1269,34 @@ bool fold_blocks_1d(int op, const T* x, const ChunkRef& b, size_t n, const Chunk
         }
         if (_mm256_testz_si256(over, over)) {
           for (unsigned j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i + 8 * j), qv[j]);
+          p = encode_block_1d_avx2(qv, prev, 0u, x + i, p);
+          prev = qv[3];
           qb1 = q1;
           db1 = d1;
           pb = fb.next;
-          if (!full(qv, i)) return false;
+          if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
           continue;
         }
       }
     }
 #endif
     ParsedBlock bb;
-    if (!parse_block<T>(pb, end, b.end, len, rb, bb)) return false;
+    if (!parse_block<T>(pb, end, b.end, len, rb, bb)) return 0;
     rebuild_block(rb, len, bb.alt, bb.b, qb1, db1, g, qb);
     for (uint32_t e = bb.exact, j = 0; e; e &= e - 1, ++j)
       std::memcpy(vb + __builtin_ctz(e), bb.exact_src + j * sizeof(T), sizeof(T));
     const uint32_t ma = quantize_block(x + i, len, g, q + i);
     for (uint32_t e = ma; e; e &= e - 1) va[__builtin_ctz(e)] = load_elem(x + i + __builtin_ctz(e));
     const uint32_t m = combine_block(op, q + i, qb, ma, bb.exact, va, vb, len, g.twoeb);
-    if (!block(i, len, m, static_cast<const T*>(va))) return false;
+    if (m) fill_block_placeholders(q, i, m);
+    p = encode_block_1d(q + i, len, m, va, p);
+#if defined(__AVX2__)
+    if (len == kBlock) prev = load_q8(q + i + 24);
+#endif
+    if (static_cast<size_t>(p - out) >= raw_bytes) return SIZE_MAX;
   }
-  return pb == end;
-}
-
-// 1-D chunks, encoded block by block. Returns 0 for a malformed chunk and SIZE_MAX when the
-// result would not be smaller than raw (the caller then takes the general path).
-template <class T>
-size_t fold_chunk_1d(int op, const T* x, const ChunkRef& b, size_t n, const ChunkGeometry& g, ChunkScratch& s,
-                     uint8_t* out) {
-  int32_t* q = s.q;
-  uint8_t* p = out;
-  const size_t raw_bytes = n * sizeof(T);
-  bool too_big = false;
-#if defined(__AVX2__)
-  __m256i prev = _mm256_setzero_si256();  // the 8 integers of the result before block i
-#endif
-  auto fits = [&] { return !(too_big = static_cast<size_t>(p - out) >= raw_bytes); };
-  const bool ok = fold_blocks_1d<T>(
-      op, x, b, n, g, q,
-      [&](const auto* qv, size_t i) {
-#if defined(__AVX2__)
-        p = encode_block_1d_avx2(qv, prev, 0u, x + i, p);
-        prev = qv[3];
-#else
-        (void)qv;
-        (void)i;
-#endif
-        return fits();
-      },
-      [&](size_t i, unsigned len, uint32_t m, const T* va) {
-        if (m) fill_block_placeholders(q, i, m);
-        p = encode_block_1d(q + i, len, m, va, p);
-#if defined(__AVX2__)
-        if (len == kBlock) prev = load_q8(q + i + 24);
-#endif
-        return fits();
-      });
-  if (too_big) return SIZE_MAX;
-  return ok ? static_cast<size_t>(p - out) : 0;
+  if (pb != end) return 0;
+  return static_cast<size_t>(p - out);
 }
 
 // Like combine_chunk, with a = x's values.
@@ -1350,55 +1320,6 @@ size_t fold_chunk(int op, const T* x, const ChunkRef& b, size_t n, size_t begin,
     s.exact[i / kBlock] = quantize_block(x + i, len, g, s.q + i);
   }
   return combine_decoded(op, n, begin, g, s, va, vb, out, raw);
-}
-
-// The values op(Q(x), b) decompresses to, bit for bit (what decompressing fold_chunk's
-// result gives), written to out without encoding them: the last step of a reduce-scatter.
-// out may be x itself (each block is read before it is written), not otherwise overlap it.
-template <class T>
-bool fold_decode_chunk(int op, const T* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
-                       ChunkScratch& s, T* out) {
-  auto values = [&](const int32_t* q, uint32_t m, const T* va, unsigned len, T* dst) {
-    for (unsigned k = 0; k < len; ++k)
-      store_elem(dst + k, (m >> k) & 1u ? load_elem(va + k) : dequantize_value<T>(q[k], g.twoeb));
-    return true;
-  };
-  if (g.ndims == 1 && !b.raw) {
-    return fold_blocks_1d<T>(
-        op, x, b, n, g, s.q,
-        [&](const auto* qv, size_t i) {
-#if defined(__AVX2__)
-          const __m256d scale = _mm256_set1_pd(g.twoeb);
-          for (unsigned j = 0; j < 4; ++j) {  // dequantize_value, eight at a time
-            const __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(qv[j])), scale);
-            const __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(qv[j], 1)), scale);
-            if constexpr (sizeof(T) == 4) {
-              _mm256_storeu_ps(reinterpret_cast<float*>(out + i) + 8 * j,
-                               _mm256_setr_m128(_mm256_cvtpd_ps(lo), _mm256_cvtpd_ps(hi)));
-            } else {
-              _mm256_storeu_pd(reinterpret_cast<double*>(out + i) + 8 * j, lo);
-              _mm256_storeu_pd(reinterpret_cast<double*>(out + i) + 8 * j + 4, hi);
-            }
-          }
-#else
-          (void)qv;
-          (void)i;
-#endif
-          return true;
-        },
-        [&](size_t i, unsigned len, uint32_t m, const T* va) { return values(s.q + i, m, va, len, out + i); });
-  }
-  T* va = reinterpret_cast<T*>(s.vals_a);
-  T* vb = reinterpret_cast<T*>(s.vals_b);
-  if (!decode_operand(b, n, begin, g, s, s.qb, s.exact_b, vb)) return false;
-  for (size_t i = 0; i < n; i += kBlock) {
-    const unsigned len = static_cast<unsigned>(n - i < kBlock ? n - i : kBlock);
-    const uint32_t ma = quantize_block(x + i, len, g, s.q + i);
-    for (uint32_t e = ma; e; e &= e - 1) va[i + __builtin_ctz(e)] = load_elem(x + i + __builtin_ctz(e));
-    const uint32_t m = combine_block(op, s.q + i, s.qb + i, ma, s.exact_b[i / kBlock], va + i, vb + i, len, g.twoeb);
-    values(s.q + i, m, va + i, len, out + i);
-  }
-  return true;
 }
 
 // ------------------------------------------------------------ value range
@@ -1517,14 +1438,6 @@ inline size_t fold_f64(int op, const double* x, const ChunkRef& b, size_t n, siz
   return fold_chunk<double>(op, x, b, n, begin, g, s, out, raw);
 }
 
-inline bool fold_decode_f32(int op, const float* x, const ChunkRef& b, size_t n, size_t begin,
-                            const ChunkGeometry& g, ChunkScratch& s, float* out) {
-  return fold_decode_chunk<float>(op, x, b, n, begin, g, s, out);
-}
-inline bool fold_decode_f64(int op, const double* x, const ChunkRef& b, size_t n, size_t begin,
-                            const ChunkGeometry& g, ChunkScratch& s, double* out) {
-  return fold_decode_chunk<double>(op, x, b, n, begin, g, s, out);
-}
 inline void range_f32(const float* x, size_t n, double* lo, double* hi) { finite_range(x, n, lo, hi); }
 inline void range_f64(const double* x, size_t n, double* lo, double* hi) { finite_range(x, n, lo, hi); }
 inline size_t encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g,

@@ -74,13 +74,6 @@ int zcoll_combine_values(zcoll_op op, const void* values, size_t count, zcoll_dt
   });
 }
 
-int zcoll_decompress_combined(zcoll_op op, const void* values, size_t count, zcoll_dtype dtype, const void* b,
-                              size_t b_size, void* out, int threads) {
-  return guarded([&] {
-    return zcoll::fzl::fold_to_values(static_cast<int>(op), values, count, dtype, b, b_size, out, threads);
-  });
-}
-
 int zcoll_compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, void* out,
                    size_t out_cap, size_t* out_size, double* eb_abs_out) {
   return guarded([&]() -> int { return zcoll::fzl::compress(params, dtype, in, count, out, out_cap, out_size, eb_abs_out); });

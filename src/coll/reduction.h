@@ -63,9 +63,6 @@ struct Reduction {
   // Homomorphic: out = op(this rank's input piece i, partial), the input quantized on the
   // way (zcoll_combine_values) instead of compressed first; returns the length.
   size_t fold(const uint8_t* partial, size_t len, size_t i, uint8_t* out);
-  // Homomorphic, last step of a reduce-scatter: the values fold's result decompresses to,
-  // stored at dst without encoding them (zcoll_decompress_combined); returns 1 (0 on error).
-  size_t fold_values(const uint8_t* partial, size_t len, size_t i, void* dst);
   // DOC: decompress a partial result, apply op with this rank's input piece i, and
   // either compress it to out (returns its length) or, with out == nullptr, store the
   // values at dst.
@@ -87,8 +84,8 @@ struct Reduction {
 };
 
 // ---- schedules (one file each)
-// Ring reduce-scatter: leaves block `rank`'s reduced pieces in result (want_stream) or
-// its values at out (the rank's block of the result).
+// Ring reduce-scatter: leaves block `rank`'s reduced pieces in result (want_stream) or,
+// DOC only, its values at out (the rank's block of the result).
 void ring_reduce_scatter(Reduction& R, bool want_stream, void* out);
 // Ring allgather of the reduced pieces, decompressing each as it passes (into out,
 // the whole vector).

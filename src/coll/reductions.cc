@@ -89,22 +89,6 @@ size_t Reduction::fold(const uint8_t* partial, size_t len, size_t i, uint8_t* ou
   return rc ? 0 : olen;
 }
 
-size_t Reduction::fold_values(const uint8_t* partial, size_t len, size_t i, void* dst) {
-  if (err) return 0;
-  const double t = now();
-  const size_t n = piece_count[i], bytes = n * es;
-  const uint8_t* x = input(i);
-  uint8_t* d = static_cast<uint8_t*>(dst);
-  // With MPI_IN_PLACE and uneven blocks, dst can overlap this input piece without being it.
-  const bool staged = d != x && d < x + bytes && x < d + bytes;
-  if (staged && values.size() < bytes) values.resize(bytes);
-  const int rc = fzl::fold_to_values(op, x, n, dtype, partial, len, staged ? values.data() : dst, params.threads);
-  if (!rc && staged) std::memmove(dst, values.data(), bytes);
-  t_reduce += now() - t;
-  if (rc) fail(rc);
-  return rc ? 0 : 1;
-}
-
 namespace {
 template <class T>
 void apply(int op, T* acc, const uint8_t* x, size_t n) {
@@ -262,7 +246,7 @@ double error_factor(const Reduction& R, Kind kind, int p) {
 int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out, const size_t* counts, zcoll_dtype dt,
                      int op, int root) {
   const void* input = sendbuf == MPI_IN_PLACE ? out : sendbuf;
-  const int p = c.size;
+  const int p = c.size, r = c.rank;
   const double t0 = now();
   Reduction R(c, dt, op);
   const zcoll_config& cfg = c.cfg;
@@ -300,7 +284,10 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out,
   if (algorithm == ZCOLL_ALGO_RECURSIVE_DOUBLING) {
     recursive_doubling_allreduce(R, out);
   } else if (kind == Kind::kReduceScatter) {
-    ring_reduce_scatter(R, false, out);
+    ring_reduce_scatter(R, R.homomorphic, out);
+    if (R.homomorphic)
+      for (size_t i = R.first_piece[r]; i < R.first_piece[r + 1]; ++i)
+        R.decompress(R.result + R.slot[i], R.result_len[i], i, out, R.block_begin[r]);
   } else {
     ring_reduce_scatter(R, true, nullptr);
     if (kind == Kind::kAllreduce) ring_allgather_pieces(R, out);

@@ -7,8 +7,7 @@
 // receive and send slots, so a step can start before the previous one's sends finish).
 //   homomorphic: this rank's input piece is quantized and combined with the received
 //                partial as integers (zcoll_combine_values), so each input value is
-//                quantized once; a reduce-scatter's last step writes the values straight
-//                from the integers (zcoll_decompress_combined);
+//                quantized once and never decompressed;
 //   DOC:         the received partial is decompressed, the op applied with this rank's
 //                input, and the result compressed again.
 #include "coll/reduction.h"
@@ -39,11 +38,10 @@ void ring_reduce_scatter(Reduction& R, bool want_stream, void* out) {
         const size_t got = R.wait_recv(rq[prev], i - R.first_piece[bs]);
         const uint8_t* partial = R.recv[prev] + R.block_slot(i, bs);
         piece = last ? (want_stream ? R.result + R.slot[i] : nullptr) : R.send[cur] + R.block_slot(i, bs);
-        void* values = piece ? nullptr : at(out, R.piece_begin[i] - R.block_begin[r], R.es);
         if (R.homomorphic) {
-          len = piece ? R.fold(partial, got, i, piece) : R.fold_values(partial, got, i, values);
+          len = R.fold(partial, got, i, piece);
         } else {
-          len = R.doc_step(partial, got, i, piece, values);
+          len = R.doc_step(partial, got, i, piece, piece ? nullptr : at(out, R.piece_begin[i] - R.block_begin[r], R.es));
         }
         if (last) {
           R.result_len[i] = len;
