@@ -42,7 +42,8 @@
 // for --algo mpi) the units are 0: the output must be plain MPI's. Otherwise, data-movement
 // ops: 1; reductions on p ranks: zcoll.h's worst case for the path asked for, in units of the
 // per-input bound: SUM on the homomorphic path (zcoll, zcoll-homomorphic, ring,
-// recursive-doubling and the algorithms the reductions do not have): p, MIN/MAX there: 1;
+// recursive-doubling and the algorithms the reductions do not have): p (p - 1 for
+// reduce_scatter), MIN/MAX there: 1;
 // zcoll-doc and cprp2p: p - 1 for reduce_scatter, p for allreduce and reduce, except cprp2p
 // allreduce: 2p - 2 (its allgather recompresses at every hop). The reductions add an
 // allowance for the element type's rounding (u = 2^-24 for f32, 2^-53 for f64), the largest
@@ -308,7 +309,8 @@ double reduction_bound_units(Op op, RedOp rop, const Algo& a, int p, bool compre
   if (a.algorithm == ZCOLL_ALGO_CPRP2P && op == Op::Allreduce) return 2.0 * p - 2;
   if (a.algorithm == ZCOLL_ALGO_CPRP2P || a.reduction == ZCOLL_REDUCTION_DOC)
     return op == Op::ReduceScatter ? p - 1 : p;
-  return rop == RedOp::Sum ? p : 1;
+  if (rop != RedOp::Sum) return 1;
+  return op == Op::ReduceScatter ? p - 1 : p;
 }
 
 std::string json_escape(const std::string& s) {

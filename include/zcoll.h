@@ -358,8 +358,10 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  * arises where a value is stored exactly (NaN/Inf/huge, or a chunk that does not
  * compress) and in the final rounding of each result):
  *   homomorphic, SUM:  |result - sum of inputs| <= p x eps (+ rounding), every element,
- *                      for reduce_scatter, allreduce and reduce alike: each input is
- *                      quantized once and the integers add exactly.
+ *                      for allreduce and reduce: each input is quantized once and the
+ *                      integers add exactly; reduce_scatter <= (p - 1) x eps: its last
+ *                      step adds this rank's own values to the decompressed partial
+ *                      without quantizing them.
  *   homomorphic, MIN/MAX: |result - min/max of inputs| <= eps; it does not grow with p.
  *   DOC, SUM/MIN/MAX:  reduce_scatter <= (p - 1) x eps (each of the p - 1 ring steps
  *                      recompresses the partial result); allreduce and reduce <= p x eps

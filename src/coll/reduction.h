@@ -84,8 +84,8 @@ struct Reduction {
 };
 
 // ---- schedules (one file each)
-// Ring reduce-scatter: leaves block `rank`'s reduced pieces in result (want_stream) or,
-// DOC only, its values at out (the rank's block of the result).
+// Ring reduce-scatter: leaves block `rank`'s reduced pieces in result (want_stream) or
+// its values at out (the rank's block of the result).
 void ring_reduce_scatter(Reduction& R, bool want_stream, void* out);
 // Ring allgather of the reduced pieces, decompressing each as it passes (into out,
 // the whole vector).

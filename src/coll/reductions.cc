@@ -235,7 +235,9 @@ enum class Kind { kReduceScatter, kAllreduce, kReduce };
 
 // Worst-case error of the result in units of the per-input bound (see zcoll.h).
 double error_factor(const Reduction& R, Kind kind, int p) {
-  if (R.homomorphic) return R.op == fzl::kCombineSum ? p : 1;
+  // Homomorphic SUM: every input quantized once, except that a reduce-scatter's last step
+  // adds this rank's values unquantized (ring_reduce_scatter.cc).
+  if (R.homomorphic) return R.op != fzl::kCombineSum ? 1 : kind == Kind::kReduceScatter ? p - 1 : p;
   if (R.cprp2p && kind == Kind::kAllreduce) return 2.0 * p - 2;
   return kind == Kind::kReduceScatter ? p - 1 : p;
 }
@@ -246,7 +248,7 @@ double error_factor(const Reduction& R, Kind kind, int p) {
 int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out, const size_t* counts, zcoll_dtype dt,
                      int op, int root) {
   const void* input = sendbuf == MPI_IN_PLACE ? out : sendbuf;
-  const int p = c.size, r = c.rank;
+  const int p = c.size;
   const double t0 = now();
   Reduction R(c, dt, op);
   const zcoll_config& cfg = c.cfg;
@@ -284,10 +286,7 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out,
   if (algorithm == ZCOLL_ALGO_RECURSIVE_DOUBLING) {
     recursive_doubling_allreduce(R, out);
   } else if (kind == Kind::kReduceScatter) {
-    ring_reduce_scatter(R, R.homomorphic, out);
-    if (R.homomorphic)
-      for (size_t i = R.first_piece[r]; i < R.first_piece[r + 1]; ++i)
-        R.decompress(R.result + R.slot[i], R.result_len[i], i, out, R.block_begin[r]);
+    ring_reduce_scatter(R, false, out);
   } else {
     ring_reduce_scatter(R, true, nullptr);
     if (kind == Kind::kAllreduce) ring_allgather_pieces(R, out);

@@ -7,7 +7,7 @@
 // receive and send slots, so a step can start before the previous one's sends finish).
 //   homomorphic: this rank's input piece is quantized and combined with the received
 //                partial as integers (zcoll_combine_values), so each input value is
-//                quantized once and never decompressed;
+//                quantized once;
 //   DOC:         the received partial is decompressed, the op applied with this rank's
 //                input, and the result compressed again.
 #include "coll/reduction.h"
@@ -38,11 +38,11 @@ void ring_reduce_scatter(Reduction& R, bool want_stream, void* out) {
         const size_t got = R.wait_recv(rq[prev], i - R.first_piece[bs]);
         const uint8_t* partial = R.recv[prev] + R.block_slot(i, bs);
         piece = last ? (want_stream ? R.result + R.slot[i] : nullptr) : R.send[cur] + R.block_slot(i, bs);
-        if (R.homomorphic) {
-          len = R.fold(partial, got, i, piece);
-        } else {
-          len = R.doc_step(partial, got, i, piece, piece ? nullptr : at(out, R.piece_begin[i] - R.block_begin[r], R.es));
-        }
+        // A reduce-scatter's last step (no piece to send on) decompresses the partial and
+        // applies the op with this rank's values as they are, on both paths: they need not
+        // be quantized, so the result carries p - 1 quantizations, not p.
+        void* values = piece ? nullptr : at(out, R.piece_begin[i] - R.block_begin[r], R.es);
+        len = R.homomorphic && piece ? R.fold(partial, got, i, piece) : R.doc_step(partial, got, i, piece, values);
         if (last) {
           R.result_len[i] = len;
           continue;

@@ -292,7 +292,8 @@ const int kHomo = ZCOLL_REDUCTION_HOMOMORPHIC, kDoc = ZCOLL_REDUCTION_DOC, kAuto
 double multiplier(Coll coll, const Cfg& c, MPI_Op op, int p) {
   if (c.algo == ZCOLL_ALGO_CPRP2P) return coll == kAllreduce ? 2 * p - 2 : coll == kReduce ? p : p - 1;
   if (c.red == ZCOLL_REDUCTION_DOC) return coll == kRsb || coll == kRs ? p - 1 : p;
-  return op == MPI_SUM ? p : 1;
+  if (op != MPI_SUM) return 1;
+  return coll == kRsb || coll == kRs ? p - 1 : p;  // a reduce-scatter's own values stay unquantized
 }
 
 // The call through zcoll, or straight to MPI (on MPI_COMM_WORLD) with zc == nullptr.
@@ -696,8 +697,8 @@ void section_passthrough() {
 }
 
 // result_bound: ZCOLL_BOUND_RESULT: the result's error is within eb itself (+ rounding for
-// SUM); stats.eb_abs = eb / the path's worst-case factor (homomorphic SUM p, MIN/MAX 1;
-// DOC reduce_scatter p - 1, allreduce/reduce p; CPRP2P allreduce 2p - 2).
+// SUM); stats.eb_abs = eb / the path's worst-case factor (homomorphic SUM p, reduce_scatter
+// p - 1, MIN/MAX 1; DOC reduce_scatter p - 1, allreduce/reduce p; CPRP2P allreduce 2p - 2).
 void section_result_bound() {
   const int L = kLight, T = ZCOLL_BOUND_RESULT, abs = ZCOLL_EB_ABS, rel = ZCOLL_EB_REL;
   steps("result_bound",
