@@ -142,10 +142,10 @@ class Net {
 };
 
 // Runs the plain-MPI reference first (twice: the first run is an unreported warm-up), then
-// every zcoll configuration of c (bound modes x codecs x bounds),
-// each through run(cfg, net, rec). run fills the application's fields and failures; this adds
-// the common ones (mode, codec, bound, bytes and ratio, times, speedup against the reference)
-// and prints. The reference is printed only where c.modes lists mpi. Returns 1 if any
+// every zcoll configuration of c (bound modes x codecs x bounds), each right after another
+// unreported plain-MPI run, all through run(cfg, net, rec). run fills the application's
+// fields and failures; this adds the common ones (mode, codec, bound, bytes and ratio,
+// times, speedup against the plain-MPI run just before) and prints. The reference is printed only where c.modes lists mpi. Returns 1 if any
 // configuration failed its check, else 0.
 using RunFn = std::function<void(const Config&, Net&, Record&)>;
 int run_configs(const std::string& app, const Common& c, const RunFn& run);
