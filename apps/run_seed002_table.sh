@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # apps/run_seed002_table.sh: seed 002's four applications (ping-pong at 8,192 floats and at
 # 4 MiB, Himeno, K-means, 2-D FFT) at eb 1e-2 .. 1e-6, absolute and relative, with every codec
-# and both modes, one launch per application (each launch runs plain MPI first as the reference, then every
-# zcoll configuration), the JSON lines collected in one file, then a table next to seed
-# 002's bit-wise figures at eb 1e-4.
+# and both modes, one launch per application (each launch runs plain MPI first, then every
+# zcoll configuration, each right after a plain-MPI run that is its speedup reference), the
+# JSON lines collected in one file, then a table next to seed 002's bit-wise figures at eb 1e-4.
 #
 #   apps/run_seed002_table.sh [--build DIR] [--out FILE] [--eb-mode abs,rel] [--quick] [-- LAUNCHER...]
 #
