@@ -384,7 +384,7 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  * (reserved at the codec's worst case, about the raw size) and four piece buffers of one
  * block for the ring's double-buffered receives and sends (recursive doubling: the
  * compressed form of this rank's input and two more whole-stream buffers instead), and,
- * on the DOC path, one piece of decompressed values. The homomorphic ring quantizes this
+ * on the DOC path and in a reduce-scatter's last step, one piece of decompressed values. The homomorphic ring quantizes this
  * rank's input straight into each partial it receives (zcoll_combine_values), so it keeps
  * no compressed copy of the input.
  */

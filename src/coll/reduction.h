@@ -36,7 +36,7 @@ struct Reduction {
 
   uint8_t *own = nullptr, *result = nullptr, *recv[2] = {nullptr, nullptr}, *send[2] = {nullptr, nullptr};
   std::vector<size_t> result_len;
-  std::vector<uint8_t> values;  // DOC: one piece of decompressed values
+  std::vector<uint8_t> values;  // doc_step's piece of decompressed values
 
   int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see notice())
   double t_codec = 0, t_decomp = 0, t_reduce = 0;  // t_reduce: combining, homomorphic or on values

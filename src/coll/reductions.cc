@@ -235,9 +235,10 @@ enum class Kind { kReduceScatter, kAllreduce, kReduce };
 
 // Worst-case error of the result in units of the per-input bound (see zcoll.h).
 double error_factor(const Reduction& R, Kind kind, int p) {
-  // Homomorphic SUM: every input quantized once, except that a reduce-scatter's last step
-  // adds this rank's values unquantized (ring_reduce_scatter.cc).
-  if (R.homomorphic) return R.op != fzl::kCombineSum ? 1 : kind == Kind::kReduceScatter ? p - 1 : p;
+  // Homomorphic MIN/MAX never add error. Otherwise one eps per quantization the result
+  // passed through: p, but p - 1 for a reduce-scatter, whose last step applies the op to
+  // this rank's own values unquantized on both paths (ring_reduce_scatter.cc).
+  if (R.homomorphic && R.op != fzl::kCombineSum) return 1;
   if (R.cprp2p && kind == Kind::kAllreduce) return 2.0 * p - 2;
   return kind == Kind::kReduceScatter ? p - 1 : p;
 }
