@@ -307,9 +307,8 @@ const char* reduction_name(const Algo& a) {
 double reduction_bound_units(Op op, RedOp rop, const Algo& a, int p, bool compressed) {
   if (a.algorithm == ZCOLL_ALGO_MPI || !compressed) return 0;
   if (a.algorithm == ZCOLL_ALGO_CPRP2P && op == Op::Allreduce) return 2.0 * p - 2;
-  if (a.algorithm == ZCOLL_ALGO_CPRP2P || a.reduction == ZCOLL_REDUCTION_DOC)
-    return op == Op::ReduceScatter ? p - 1 : p;
-  if (rop != RedOp::Sum) return 1;
+  const bool homomorphic = a.algorithm != ZCOLL_ALGO_CPRP2P && a.reduction != ZCOLL_REDUCTION_DOC;
+  if (homomorphic && rop != RedOp::Sum) return 1;
   return op == Op::ReduceScatter ? p - 1 : p;
 }
 
