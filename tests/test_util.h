@@ -63,8 +63,8 @@ inline zcoll_codec_params params(double eb, int mode = ZCOLL_EB_ABS, size_t chun
 
 inline std::string describe(const zcoll_codec_params& p) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "eb=%.17g mode=%s chunk_len=%zu threads=%d ndims=%d dims=[%zu,%zu,%zu]",
-                p.eb, p.eb_mode == ZCOLL_EB_REL ? "REL" : "ABS", p.chunk_len, p.threads, p.ndims,
+  std::snprintf(buf, sizeof buf, "codec=%d eb=%.17g mode=%s chunk_len=%zu threads=%d ndims=%d dims=[%zu,%zu,%zu]",
+                p.codec, p.eb, p.eb_mode == ZCOLL_EB_REL ? "REL" : "ABS", p.chunk_len, p.threads, p.ndims,
                 p.dims[0], p.dims[1], p.dims[2]);
   return buf;
 }

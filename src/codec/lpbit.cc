@@ -78,23 +78,25 @@ inline double residual(uint64_t sign, int e, uint64_t t, unsigned m) {
   return lp::load<double>(&b);
 }
 
-// LSB-first bit writer; every field is at most 32 bits.
+// LSB-first bit writer for fields of up to 56 bits. Branch free (entries of 3 and of
+// 10-odd bits alternate at random): every put stores the next 8 bytes and advances by the
+// whole bytes it completed, so fewer than 8 bits are pending between puts, and it writes
+// up to 8 bytes past the bits (worst() leaves room for them).
 struct BitWriter {
+  static constexpr unsigned kMaxField = 56;
   uint8_t* p;
   uint64_t acc = 0;
   unsigned nbits = 0;
   void put(uint64_t v, unsigned k) {
     acc |= v << nbits;
     nbits += k;
-    if (nbits >= 32) {
-      store_u32(p, static_cast<uint32_t>(acc));
-      p += 4;
-      acc >>= 32;
-      nbits -= 32;
-    }
+    store_u64(p, acc);
+    p += nbits >> 3;
+    acc >>= nbits & ~7u;
+    nbits &= 7;
   }
   void put_wide(uint64_t v, unsigned k) {  // k <= 64
-    if (k > 32) {
+    if (k > kMaxField) {
       put(v & 0xffffffffu, 32);
       put(v >> 32, k - 32);
     } else {
@@ -102,9 +104,8 @@ struct BitWriter {
     }
   }
   uint8_t* finish() {
-    const unsigned bytes = (nbits + 7) / 8;
-    for (unsigned i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(acc >> (8 * i));
-    return p + bytes;
+    if (nbits) *p++ = static_cast<uint8_t>(acc);
+    return p;
   }
 };
 
@@ -139,44 +140,105 @@ struct BitReader {
   }
 };
 
+// Pass 1 of the encoder for one value: its decision word (above), and the
+// reconstruction pushed into the lane's history. Branch free: hit, miss or escape is
+// data-dependent.
+template <class T>
+inline uint64_t decide(T xi, lp::History& h, double eb, int E) {
+  double p[4];
+  h.predict(p);
+  lp::Choice<T> ch(eb);
+  lp::offer_predictions(ch, xi, p);
+  // The residual from p1, cut to m = c - 1 mantissa bits (computed for every value).
+  const double r = static_cast<double>(xi) - p[1];
+  const uint64_t rb = lp::bits_of(r), field = (rb >> 52) & 0x7ff;
+  const int c = static_cast<int>(field) - 1023 - E;
+  const int m = c > 1 ? c - 1 : 0;
+  const unsigned mc = m < 52 ? static_cast<unsigned>(m) : 52u;  // safe shifts when m is out of range
+  const uint64_t t = (rb & kMantMask) >> (52 - mc);
+  const T cand = static_cast<T>(p[1] + residual(rb >> 63, static_cast<int>(field) - 1023, t, mc));
+  const bool usable = (field != 0) & (field != 0x7ff) & (c >= 0) & (m <= static_cast<int>(max_kept<T>())) &
+                      lp::within(xi, cand, eb);
+  const uint64_t hit = uint64_t{0} - static_cast<uint64_t>(ch.hit());
+  const uint64_t miss = ~hit & (uint64_t{0} - static_cast<uint64_t>(usable));
+  const uint64_t esc = ~hit & ~miss;
+  const lp::Bits<T> yb =
+      static_cast<lp::Bits<T>>((ch.y & hit) | (lp::bits_of(cand) & miss) | (lp::bits_of(xi) & esc));
+  h.push(lp::load<T>(&yb));
+  return ((kHit | static_cast<uint64_t>(ch.code & 3)) & hit) |
+         ((kResidual | ((rb >> 63) << 61) | (static_cast<uint64_t>(c & 63) << 52) | t) & miss) | (kEscape & esc);
+}
+
+#if defined(ZCOLL_LP_AVX2)
+// decide() for the four lanes at once, over the steps in which all of them have a value;
+// returns the steps done (the caller finishes the chunk with decide()).
+template <class T>
+__attribute__((target("avx2"))) size_t decide_avx2(const T* x, const lp::Lanes& lanes, double eb, int E,
+                                                   lp::History h[4], uint64_t* rec) {
+  using namespace lp::avx2;
+  const __m256d ebv = _mm256_set1_pd(eb);
+  const __m256i bias = _mm256_set1_epi64x(1023 + E), mant = _mm256_set1_epi64x(static_cast<int64_t>(kMantMask));
+  const __m256i one = _mm256_set1_epi64x(1), k51 = _mm256_set1_epi64x(51), k52 = _mm256_set1_epi64x(52);
+  const __m256i kmax = _mm256_set1_epi64x(max_kept<T>()), fmax = _mm256_set1_epi64x(0x7ff), zero = _mm256_setzero_si256();
+  return encode_steps(x, lanes, eb, h, [&](const size_t idx[4], __m256d xv, const __m256d p[4], Candidate* cands)
+                                           __attribute__((target("avx2"))) {
+    const Choice4 ch = choose(cands, 4);
+    const __m256i rb = _mm256_castpd_si256(_mm256_sub_pd(xv, p[1]));
+    const __m256i field = _mm256_and_si256(_mm256_srli_epi64(rb, 52), fmax);
+    const __m256i c = _mm256_sub_epi64(field, bias);
+    const __m256i m = _mm256_and_si256(_mm256_sub_epi64(c, one), _mm256_cmpgt_epi64(c, one));
+    const __m256i mc = _mm256_blendv_epi8(m, k52, _mm256_cmpgt_epi64(m, k52));
+    const __m256i t = _mm256_srlv_epi64(_mm256_and_si256(rb, mant), _mm256_sub_epi64(k52, mc));
+    // residual(): sign and exponent of r, the kept bits, and the midpoint bit below them
+    // (a shift by 51 - 52 = -1, i.e. 2^64 - 1, gives 0, as residual() adds none at m = 52).
+    const __m256i res = _mm256_or_si256(_mm256_or_si256(_mm256_andnot_si256(mant, rb),
+                                                        _mm256_sllv_epi64(t, _mm256_sub_epi64(k52, mc))),
+                                        _mm256_sllv_epi64(one, _mm256_sub_epi64(k51, mc)));
+    const __m256d cand = round_to<T>(_mm256_add_pd(p[1], _mm256_castsi256_pd(res)));
+    const __m256i bad_field = _mm256_or_si256(_mm256_cmpeq_epi64(field, zero), _mm256_cmpeq_epi64(field, fmax));
+    const __m256i bad_code = _mm256_or_si256(_mm256_cmpgt_epi64(zero, c), _mm256_cmpgt_epi64(m, kmax));
+    const __m256i usable = _mm256_andnot_si256(_mm256_or_si256(bad_field, bad_code),
+                                               _mm256_castpd_si256(within(xv, cand, ebv)));
+    const __m256i hit = ch.hit;
+    const __m256i miss = _mm256_andnot_si256(hit, usable);
+    const __m256i esc = _mm256_andnot_si256(_mm256_or_si256(hit, usable), _mm256_set1_epi64x(-1));
+    const __m256i hit_word = _mm256_or_si256(_mm256_set1_epi64x(static_cast<int64_t>(kHit)),
+                                             _mm256_and_si256(ch.code, _mm256_set1_epi64x(3)));
+    const __m256i miss_word = _mm256_or_si256(
+        _mm256_or_si256(_mm256_set1_epi64x(static_cast<int64_t>(kResidual)), _mm256_slli_epi64(_mm256_srli_epi64(rb, 63), 61)),
+        _mm256_or_si256(_mm256_slli_epi64(_mm256_and_si256(c, _mm256_set1_epi64x(63)), 52), t));
+    const __m256i word = _mm256_or_si256(
+        _mm256_or_si256(_mm256_and_si256(hit_word, hit), _mm256_and_si256(miss_word, miss)),
+        _mm256_and_si256(_mm256_set1_epi64x(static_cast<int64_t>(kEscape)), esc));
+    alignas(32) uint64_t w[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(w), word);
+    for (int l = 0; l < 4; ++l) rec[idx[l]] = w[l];
+    const __m256d y = _mm256_blendv_pd(xv, cand, _mm256_castsi256_pd(miss));
+    return _mm256_blendv_pd(y, ch.y, _mm256_castsi256_pd(hit));
+  });
+}
+#endif
+
 template <class T>
 size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
   const double eb = g.eb;
   const int E = lp::floor_log2(eb);
   uint64_t* rec = s.words;
-  size_t count[64] = {};  // misses by exponent code (codes above 53 never occur)
-  size_t escapes = 0;
   lp::History h[lp::Lanes::kLanes];
   const lp::Lanes lanes(n);
-  // Pass 1: decide every value (the reconstruction feeds the next predictions). Branch
-  // free: hit, miss or escape is data-dependent.
-  lanes.run([&](int l, size_t i) {
-    const T xi = lp::load<T>(x + i);
-    double p[4];
-    h[l].predict(p);
-    lp::Choice<T> ch(eb);
-    lp::offer_predictions(ch, xi, p);
-    // The residual from p1, cut to m = c - 1 mantissa bits (computed for every value).
-    const double r = static_cast<double>(xi) - p[1];
-    const uint64_t rb = lp::bits_of(r), field = (rb >> 52) & 0x7ff;
-    const int c = static_cast<int>(field) - 1023 - E;
-    const int m = c > 1 ? c - 1 : 0;
-    const unsigned mc = m < 52 ? static_cast<unsigned>(m) : 52u;  // safe shifts when m is out of range
-    const uint64_t t = (rb & kMantMask) >> (52 - mc);
-    const T cand = static_cast<T>(p[1] + residual(rb >> 63, static_cast<int>(field) - 1023, t, mc));
-    const bool usable = (field != 0) & (field != 0x7ff) & (c >= 0) & (m <= static_cast<int>(max_kept<T>())) &
-                        lp::within(xi, cand, eb);
-    const uint64_t hit = uint64_t{0} - static_cast<uint64_t>(ch.hit());
-    const uint64_t miss = ~hit & (uint64_t{0} - static_cast<uint64_t>(usable));
-    const uint64_t esc = ~hit & ~miss;
-    rec[i] = ((kHit | static_cast<uint64_t>(ch.code & 3)) & hit) |
-             ((kResidual | ((rb >> 63) << 61) | (static_cast<uint64_t>(c & 63) << 52) | t) & miss) | (kEscape & esc);
-    const lp::Bits<T> yb =
-        static_cast<lp::Bits<T>>((ch.y & hit) | (lp::bits_of(cand) & miss) | (lp::bits_of(xi) & esc));
-    count[c & 63] += miss & 1;
-    escapes += esc & 1;
-    h[l].push(lp::load<T>(&yb));
-  });
+  // Pass 1: decide every value (the reconstruction feeds the next predictions).
+  size_t first = 0;
+#if defined(ZCOLL_LP_AVX2)
+  if (lanes.count == lp::Lanes::kLanes && lp::avx2_enabled()) first = decide_avx2(x, lanes, eb, E, h, rec);
+#endif
+  lanes.run([&](int l, size_t i) { rec[i] = decide(lp::load<T>(x + i), h[l], eb, E); }, first);
+  size_t count[64] = {};  // misses by exponent code (codes above 53 never occur)
+  size_t escapes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t kind = rec[i] & kKindMask;
+    count[(rec[i] >> 52) & 63] += kind == kResidual;
+    escapes += kind == kEscape;
+  }
   // Pass 2: the bits, in the same order, with the exponent-code width that makes them
   // fewest: codes from 2^w - 1 on go through the escape code (6 more bits each).
   unsigned w = 0;
@@ -194,25 +256,30 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
   BitWriter bw{out + 1};
   lanes.run([&](int, size_t i) {
     const uint64_t r = rec[i];
-    switch (r & kKindMask) {
-      case kHit:
-        bw.put(1 | ((r & 3) << 1), 3);
-        break;
-      case kResidual: {
-        const unsigned c = static_cast<unsigned>((r >> 52) & 63);
-        if (c < escape) {
-          bw.put(static_cast<uint64_t>(c) << 1 | ((r >> 61) & 1) << (1 + w), 2 + w);
-        } else {
-          bw.put(escape << 1 | uint64_t{1} << (1 + w), 2 + w);
-          bw.put(c | ((r >> 61) & 1) << 6, 7);
-        }
-        bw.put_wide(r & kMantMask, kept_bits(c));
-        break;
-      }
-      default:
+    const uint64_t kind = r & kKindMask;
+    const unsigned c = static_cast<unsigned>((r >> 52) & 63);  // 0 for hits
+    if ((kind == kEscape) | ((kind == kResidual) & (c >= escape))) {  // rare
+      if (kind == kEscape) {
         bw.put(escape << 1, 2 + w);
         bw.put_wide(lp::bits_of(lp::load<T>(x + i)), 8 * sizeof(T));
-        break;
+      } else {
+        bw.put(escape << 1 | uint64_t{1} << (1 + w), 2 + w);
+        bw.put(c | ((r >> 61) & 1) << 6, 7);
+        bw.put_wide(r & kMantMask, kept_bits(c));
+      }
+      return;
+    }
+    // A hit or a miss with a short code, without a branch on which (a hit word's
+    // mantissa field is its prediction order, so it is masked off).
+    const uint64_t hit = uint64_t{0} - static_cast<uint64_t>(kind == kHit);
+    const uint64_t head = (hit & (1 | (r & 3) << 1)) | (~hit & (uint64_t{c} << 1 | ((r >> 61) & 1) << (1 + w)));
+    const unsigned head_bits = static_cast<unsigned>((hit & 3) | (~hit & (2 + w))), m = kept_bits(c);
+    const uint64_t t = r & kMantMask & ~hit;
+    if (head_bits + m <= BitWriter::kMaxField) {
+      bw.put(head | t << head_bits, head_bits + m);
+    } else {
+      bw.put(head, head_bits);
+      bw.put_wide(t, m);
     }
   });
   return static_cast<size_t>(bw.finish() - out);
@@ -283,8 +350,9 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
 
 size_t worst(size_t n, size_t esize) {
   // The header byte, and per value at most an escape (2 + w + B bits) or a miss with a
-  // 6-bit code (2 + w + 7 + m bits, m < B): under 9 + kMaxWidth + B bits.
-  return 1 + (n * (9 + kMaxWidth + 8 * esize) + 7) / 8;
+  // 6-bit code (2 + w + 7 + m bits, m < B): under 9 + kMaxWidth + B bits; and the 8 bytes
+  // BitWriter may store past the last bits.
+  return 1 + (n * (9 + kMaxWidth + 8 * esize) + 7) / 8 + 8;
 }
 
 }  // namespace
