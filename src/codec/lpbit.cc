@@ -219,6 +219,54 @@ __attribute__((target("avx2"))) size_t decide_avx2(const T* x, const lp::Lanes& 
 }
 #endif
 
+#if defined(ZCOLL_LP_AVX2)
+// Pass 2 of the encoder over the steps in which all four lanes have a value: each entry's
+// bits and length computed for the four lanes at once, as write(i) would, then written in
+// lane order. A step with an escape, a long exponent code or a field over
+// BitWriter::kMaxField bits is written by write(i) instead. Returns the steps done.
+template <class Write>
+__attribute__((target("avx2"))) size_t write_steps_avx2(const uint64_t* rec, const lp::Lanes& lanes, unsigned w,
+                                                        BitWriter& bw, Write&& write) {
+  const __m256i kind_mask = _mm256_set1_epi64x(static_cast<int64_t>(kKindMask)), one = _mm256_set1_epi64x(1);
+  const __m256i hit_kind = _mm256_set1_epi64x(static_cast<int64_t>(kHit));
+  const __m256i c_max = _mm256_set1_epi64x(static_cast<int64_t>((uint64_t{1} << w) - 2));  // codes below escape
+  const __m256i len_max = _mm256_set1_epi64x(BitWriter::kMaxField), mant = _mm256_set1_epi64x(static_cast<int64_t>(kMantMask));
+  const __m128i w1 = _mm_cvtsi32_si128(static_cast<int>(1 + w)), w2 = _mm_cvtsi32_si128(static_cast<int>(2 + w));
+  const size_t steps = lanes.full_steps();
+  for (size_t j = 0; j < steps; ++j) {
+    const size_t idx[4] = {lanes.begin[0] + j, lanes.begin[1] + j, lanes.begin[2] + j, lanes.begin[3] + j};
+    const __m256i r = _mm256_setr_epi64x(static_cast<int64_t>(rec[idx[0]]), static_cast<int64_t>(rec[idx[1]]),
+                                         static_cast<int64_t>(rec[idx[2]]), static_cast<int64_t>(rec[idx[3]]));
+    const __m256i kind = _mm256_and_si256(r, kind_mask);
+    const __m256i hit = _mm256_cmpeq_epi64(kind, hit_kind);
+    const __m256i c = _mm256_and_si256(_mm256_srli_epi64(r, 52), _mm256_set1_epi64x(63));  // 0 for hits
+    const __m256i m = _mm256_and_si256(_mm256_sub_epi64(c, one), _mm256_cmpgt_epi64(c, one));
+    // A miss: 0, c (w bits), the sign, the m kept bits.
+    const __m256i miss_bits = _mm256_or_si256(
+        _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_sll_epi64(_mm256_and_si256(_mm256_srli_epi64(r, 61), one), w1)),
+        _mm256_sll_epi64(_mm256_and_si256(r, mant), w2));
+    const __m256i miss_len = _mm256_add_epi64(m, _mm256_set1_epi64x(2 + w));
+    // A hit: 1, the order (2 bits).
+    const __m256i hit_bits = _mm256_or_si256(one, _mm256_slli_epi64(_mm256_and_si256(r, _mm256_set1_epi64x(3)), 1));
+    const __m256i bits = _mm256_blendv_epi8(miss_bits, hit_bits, hit);
+    const __m256i len = _mm256_blendv_epi8(miss_len, _mm256_set1_epi64x(3), hit);
+    // Misses that are not escapes, with a code under escape and a field that fits.
+    const __m256i plain = _mm256_or_si256(
+        hit, _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(c, c_max), _mm256_cmpgt_epi64(len, len_max)),
+                                 _mm256_cmpeq_epi64(kind, _mm256_set1_epi64x(static_cast<int64_t>(kResidual)))));
+    if (_mm256_movemask_pd(_mm256_castsi256_pd(plain)) != 0xf) {
+      for (int l = 0; l < 4; ++l) write(idx[l]);
+      continue;
+    }
+    alignas(32) uint64_t b[4], n[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(b), bits);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(n), len);
+    for (int l = 0; l < 4; ++l) bw.put(b[l], static_cast<unsigned>(n[l]));
+  }
+  return steps;
+}
+#endif
+
 template <class T>
 size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
   const double eb = g.eb;
@@ -254,7 +302,7 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
   const uint64_t escape = (uint64_t{1} << w) - 1;
   out[0] = static_cast<uint8_t>(w);
   BitWriter bw{out + 1};
-  lanes.run([&](int, size_t i) {
+  auto write = [&](size_t i) {
     const uint64_t r = rec[i];
     const uint64_t kind = r & kKindMask;
     const unsigned c = static_cast<unsigned>((r >> 52) & 63);  // 0 for hits
@@ -281,7 +329,12 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
       bw.put(head, head_bits);
       bw.put_wide(t, m);
     }
-  });
+  };
+  size_t written = 0;
+#if defined(ZCOLL_LP_AVX2)
+  if (lanes.count == lp::Lanes::kLanes && lp::avx2_enabled()) written = write_steps_avx2(rec, lanes, w, bw, write);
+#endif
+  lanes.run([&](int, size_t i) { write(i); }, written);
   return static_cast<size_t>(bw.finish() - out);
 }
 
