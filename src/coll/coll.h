@@ -87,6 +87,9 @@ std::unique_ptr<Link> make_compressed_link(const LinkSetup& s, size_t arena_byte
 std::unique_ptr<Link> make_cprp2p_link(const LinkSetup& s);
 // Compresses the listed segments once (their src) into the arena of a compressed link.
 int compress_owned(Link& link, const std::vector<int>& ids);
+// Like compress_owned, but each listed segment is compressed when a send first includes
+// it, so compression overlaps the sends already in flight (CPRP2P: nothing to do).
+int compress_at_first_send(Link& link, const std::vector<int>& ids);
 // Decompresses every received segment that has a dst (compressed link), or does nothing
 // (CPRP2P: values are already in place).
 int decompress_received(Link& link);
@@ -94,7 +97,8 @@ size_t wire_bytes(const Link& link);  // bytes this rank sent
 size_t raw_bytes(const Link& link);   // uncompressed bytes of the segments it sent
 // The bound recorded in the streams this rank received (0 if it received none).
 double received_eb(const Link& link);
-// Seconds spent compressing in sends and decompressing in receives (CPRP2P).
+// Seconds spent compressing in sends (CPRP2P at every hop; a compressed link, the segments
+// of compress_at_first_send) and decompressing in receives (CPRP2P).
 double hop_compress_seconds(const Link& link);
 double hop_decompress_seconds(const Link& link);
 

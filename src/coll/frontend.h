@@ -116,7 +116,7 @@ struct Run {
     const double t = now();
     int rc = decompress_received(*link);
     t_decomp = now() - t;
-    const double hc = hop_compress_seconds(*link), hd = hop_decompress_seconds(*link);  // CPRP2P
+    const double hc = hop_compress_seconds(*link), hd = hop_decompress_seconds(*link);
     c.last.t_compress = t_comp + hc;
     c.last.t_decompress = t_decomp + hd;
     c.last.t_comm = now() - t0 - c.last.t_compress - c.last.t_decompress;

@@ -120,7 +120,7 @@ class MessageLink : public Link {
   std::deque<std::vector<uint8_t>> outgoing_;  // buffers of sends in flight
   int error_ = ZCOLL_SUCCESS;
   size_t wire_ = 0, raw_ = 0;
-  double t_hop_comp_ = 0, t_hop_decomp_ = 0;  // codec time inside send/recv (CPRP2P)
+  double t_hop_comp_ = 0, t_hop_decomp_ = 0;  // codec time inside send/recv
 };
 
 // Compress once, forward bytes, decompress once at the end.
@@ -139,6 +139,18 @@ class CompressedLink final : public MessageLink {
   void send(const int* ids, int n, int peer) override {
     if (error_) return post_error(peer);
     std::vector<Segment>& segs = *s_.segs;
+    // Deferred segments are compressed now, just before their first send (a scatter's
+    // root: each child's blocks while the previous child's are on the wire, instead of
+    // all of them before the first send).
+    std::vector<int> fresh;
+    for (int i = 0; i < n; ++i)
+      if (!segs[ids[i]].have && deferred_[ids[i]]) fresh.push_back(ids[i]);
+    if (!fresh.empty()) {
+      const double t0 = MPI_Wtime();
+      compress(fresh);
+      t_hop_comp_ += MPI_Wtime() - t0;
+      if (error_) return post_error(peer);
+    }
     size_t total = 0;
     bool contiguous = true;
     for (int i = 0; i < n; ++i) {
@@ -181,6 +193,11 @@ class CompressedLink final : public MessageLink {
       segs[id].size = size;
       segs[id].have = true;
     });
+  }
+
+  void defer(const std::vector<int>& ids) {
+    deferred_.resize(s_.segs->size(), false);
+    for (int id : ids) deferred_[id] = true;
   }
 
   int compress(const std::vector<int>& ids) {
@@ -238,6 +255,7 @@ class CompressedLink final : public MessageLink {
  private:
   uint8_t* arena_ = nullptr;
   size_t cap_ = 0, used_ = 0;
+  std::vector<bool> deferred_ = std::vector<bool>(s_.segs->size(), false);  // see defer()
 };
 
 // The baseline: every hop compresses what it sends and decompresses what it receives,
@@ -319,6 +337,10 @@ std::unique_ptr<Link> make_cprp2p_link(const LinkSetup& s) { return std::make_un
 
 int compress_owned(Link& link, const std::vector<int>& ids) {
   if (auto* c = dynamic_cast<CompressedLink*>(&link)) return c->compress(ids);
+  return link.status();
+}
+int compress_at_first_send(Link& link, const std::vector<int>& ids) {
+  if (auto* c = dynamic_cast<CompressedLink*>(&link)) c->defer(ids);
   return link.status();
 }
 int decompress_received(Link& link) {

@@ -1,5 +1,6 @@
 // Bcast, scatter and gather: the root's data (or every rank's block, for gather) is
-// compressed once by its owner and travels compressed down (or up) a binomial tree; large
+// compressed once by its owner (the root's, block by block as the schedule first sends
+// them) and travels compressed down (or up) a binomial tree; large
 // broadcasts split the buffer into p pieces, scatter them and allgather them in a ring.
 // The root never decompresses its own data.
 #include <numeric>
@@ -44,7 +45,7 @@ int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int r
   // With pieces, a rank keeps what the scatter brought (or, at the root, all it
   // compressed) and then receives the ring's p-1 pieces after it: room for both.
   run.make_link(eb, run.bound(all) * (pieces ? 2 : 1));
-  if (r == root) run.compress(all);
+  if (r == root) compress_at_first_send(*run.link, all);
   if (pieces) {
     binomial_scatter(*run.link, r, p, root, all);
     std::vector<int> seg_of_rank(p);
@@ -79,7 +80,7 @@ int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, int recv
   rc = run.resolve_eb(sendbuf, r == root ? count * p : 0, false, root, &eb);
   if (rc) return rc;
   run.make_link(eb, run.bound(range(vr, subtree(vr, p))));  // a rank holds its subtree's blocks
-  if (r == root) run.compress(range(1, p - 1));
+  if (r == root) compress_at_first_send(*run.link, range(1, p - 1));  // each child's blocks in its turn
   binomial_scatter(*run.link, r, p, root, range(0, p));
   return run.finish();
 }
