@@ -196,7 +196,6 @@ class CompressedLink final : public MessageLink {
   }
 
   void defer(const std::vector<int>& ids) {
-    deferred_.resize(s_.segs->size(), false);
     for (int id : ids) deferred_[id] = true;
   }
 
@@ -255,7 +254,7 @@ class CompressedLink final : public MessageLink {
  private:
   uint8_t* arena_ = nullptr;
   size_t cap_ = 0, used_ = 0;
-  std::vector<bool> deferred_ = std::vector<bool>(s_.segs->size(), false);  // see defer()
+  std::vector<bool> deferred_ = std::vector<bool>(s_.segs->size(), false);  // by segment; see defer()
 };
 
 // The baseline: every hop compresses what it sends and decompresses what it receives,
