@@ -324,11 +324,16 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * before any communication and returned on every rank that sees them; MPI requires these
  * arguments to agree across ranks, so that is every rank.
  *
+ * Alltoall runs piece by piece (a piece is 4 chunks): each step of the pairwise exchange
+ * compresses and sends its outgoing block one piece at a time and decompresses the
+ * incoming pieces as they arrive.
+ *
  * Extra memory per call, reused across calls on the same zcoll_comm:
  *   compressed bytes of every block the rank sends or receives, reserved at the codec's
  *   worst case (about the raw size of those blocks; only written pages are touched),
- *   plus the codec's per-thread scratch. CPRP2P additionally holds one compressed copy
- *   per outstanding send.
+ *   plus the codec's per-thread scratch; alltoall holds 4 blocks' worst case instead
+ *   (two steps' outgoing and incoming pieces), plus every outgoing block with
+ *   MPI_IN_PLACE. CPRP2P additionally holds one compressed copy per outstanding send.
  */
 int zcoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, zcoll_comm comm);

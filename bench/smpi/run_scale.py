@@ -38,7 +38,7 @@ from results_io import append_results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-OPS = ["allreduce", "bcast", "scatter", "allgather"]
+OPS = ["allreduce", "bcast", "scatter", "allgather", "alltoall"]
 DEFAULT_PLAN = "allreduce=4M,16M;bcast=4M,16M;scatter=4M,16M@32;allgather=1M,4M@16"
 
 
@@ -71,7 +71,8 @@ def mem_estimate_gib(op, p, n):
     """Rough resident size of one launch (all ranks): per rank the field (<= 16 MiB) and the
     binary, plus the op's buffers (zcoll-bench's input/reference/result, zcoll's staging)."""
     base = 24 << 20
-    per_rank = {"allreduce": 4 * n, "bcast": 3 * n, "scatter": 3 * n + 2 * n, "allgather": 3 * p * n}[op]
+    per_rank = {"allreduce": 4 * n, "bcast": 3 * n, "scatter": 3 * n + 2 * n, "allgather": 3 * p * n,
+                "alltoall": 5 * n}[op]
     return p * (base + per_rank) / 2**30
 
 
@@ -88,7 +89,7 @@ def run_study(args, out_jsonl, log_dir):
     os.makedirs(plat_dir, exist_ok=True)
     env = dict(os.environ, OMP_NUM_THREADS="1")
     smpi_cfg = [f"--cfg=smpi/host-speed:{args.speed}", "--cfg=smpi/coll-selector:ompi",
-                "--cfg=smpi/display-timing:yes"]
+                "--cfg=smpi/display-timing:yes", f"--cfg=smpi/test:{args.test_cost}"]
     if args.net_factors == "ideal":
         smpi_cfg += ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"]
     quiet = ["--log=smpi_colls.thres:warning", "--log=smpi_coll.thres:warning", "--log=xbt_cfg.thres:warning"]
@@ -287,6 +288,9 @@ def main():
     ap.add_argument("--ops", default=",".join(OPS))
     ap.add_argument("--algos", default="mpi,zcoll,cprp2p")
     ap.add_argument("--plan", default=DEFAULT_PLAN, help=f"sizes per op (default {DEFAULT_PLAN})")
+    ap.add_argument("--test-cost", default="1e-6",
+                    help="simulated seconds charged for each MPI_Test/Testall (smpi/test; default 1e-6; SMPI's "
+                         "own default 1e-4 makes every poll between two pieces cost 100 us)")
     ap.add_argument("--input", default=default_input())
     ap.add_argument("--eb", type=float, default=1e-4, help="REL error bound (default 1e-4)")
     ap.add_argument("--iters", type=int, default=3)

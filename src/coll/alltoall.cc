@@ -1,6 +1,8 @@
-// Alltoall: each rank compresses each of its p-1 outgoing blocks once, the ranks exchange
-// the compressed sizes (and any error) first, then the blocks go pairwise.
-#include "coll/frontend.h"
+// Alltoall: pairwise exchange. The compressed path runs on the piece engine: each
+// outgoing block is compressed piece by piece as its step sends it, and each incoming
+// piece is decompressed as it arrives (pairwise_alltoall.cc). CPRP2P, the baseline,
+// sends whole blocks over a Link.
+#include "coll/pieces.h"
 
 namespace zcoll::coll {
 namespace {
@@ -12,10 +14,10 @@ int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Dat
   const size_t es = fzl::element_size(dt), block = count * es;
   Run run(c, dt, choose(c, {ZCOLL_ALGO_PAIRWISE}, ZCOLL_ALGO_PAIRWISE));
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  // In place, the outgoing blocks live in recvbuf, which the exchange overwrites. The
-  // compress-once path has compressed them all before the first receive; the baseline
-  // compresses at send time, so it works from a copy. A send datatype other than the
-  // receive one is converted to plain floats first (the receive arguments decide).
+  // A send datatype other than the receive one is converted to plain floats first (the
+  // receive arguments decide). In place, the outgoing blocks live in recvbuf, which the
+  // exchange overwrites: the pieces path compresses them all before the first step; the
+  // baseline compresses at send time, so it works from a copy.
   std::vector<char> copy;
   if (in_place && run.algorithm == ZCOLL_ALGO_CPRP2P) {
     copy.assign(static_cast<const char*>(recvbuf), static_cast<const char*>(recvbuf) + block * p);
@@ -33,29 +35,38 @@ int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Dat
     }
     sendbuf = copy.data();
   }
-  run.segs.resize(2 * static_cast<size_t>(p));
-  for (int i = 0; i < p; ++i) {
-    run.segs[i].count = run.segs[p + i].count = count;
-    run.segs[i].src = at(sendbuf, static_cast<size_t>(i) * count, es);
-    run.segs[p + i].dst = at(recvbuf, static_cast<size_t>(i) * count, es);
-  }
-  run.segs[p + r].dst = nullptr;  // own block: copied below, never compressed
   double eb = 0;
   int rc = run.resolve_eb(sendbuf, count * p, true, 0, &eb);
   if (rc) return rc;
-  std::vector<int> out, all;
-  for (int i = 0; i < 2 * p; ++i) {
-    if (i != r && i != p + r) all.push_back(i);
-    if (i < p && i != r) out.push_back(i);
+  if (!in_place) std::memcpy(at(recvbuf, static_cast<size_t>(r) * count, es), at(sendbuf, static_cast<size_t>(r) * count, es), block);
+
+  if (run.algorithm == ZCOLL_ALGO_CPRP2P) {
+    run.segs.resize(2 * static_cast<size_t>(p));
+    for (int i = 0; i < p; ++i) {
+      run.segs[i].count = run.segs[p + i].count = count;
+      run.segs[i].src = at(sendbuf, static_cast<size_t>(i) * count, es);
+      run.segs[p + i].dst = i == r ? nullptr : at(recvbuf, static_cast<size_t>(i) * count, es);
+    }
+    run.make_link(eb, 0);
+    pairwise_alltoall(*run.link, r, p);
+    return run.finish();
   }
-  run.make_link(eb, run.bound(all));
-  if (run.algorithm != ZCOLL_ALGO_CPRP2P) {
-    rc = run.agree(run.compress(out));
-    if (rc) return rc;
-  }
-  if (!in_place) std::memcpy(at(recvbuf, static_cast<size_t>(r) * count, es), run.segs[r].src, block);
-  pairwise_alltoall(*run.link, r, p);
-  return run.finish();
+
+  Pieces R(c, dt, fzl::kCombineSum);  // the op is unused: nothing is combined
+  R.params = c.cfg.codec;
+  R.params.eb_mode = ZCOLL_EB_ABS;
+  R.params.eb = eb;
+  R.params.ndims = 0;
+  R.in = static_cast<const uint8_t*>(sendbuf);
+  const std::vector<size_t> counts(p, count);
+  rc = R.plan(counts.data(), in_place ? Pieces::Layout::kResultAndBlocks : Pieces::Layout::kBlockSets);
+  if (rc) return rc;
+  if (in_place)
+    for (int d = 0; d < p; ++d)
+      for (size_t i = R.first_piece[d]; d != r && i < R.first_piece[d + 1]; ++i)
+        R.result_len[i] = R.compress_input(i, R.result + R.slot[i]);
+  pairwise_alltoall_pieces(R, in_place, recvbuf);
+  return R.finish(run.algorithm, eb, run.t0);
 }
 
 }  // namespace

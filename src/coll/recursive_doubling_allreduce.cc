@@ -7,11 +7,11 @@
 // operand, so every rank ends with the same bytes.
 #include <utility>
 
-#include "coll/reduction.h"
+#include "coll/pieces.h"
 
 namespace zcoll::coll {
 
-void recursive_doubling_allreduce(Reduction& R, void* out) {
+void recursive_doubling_allreduce(Pieces& R, void* out) {
   const int p = R.c.size, r = R.c.rank;
   const size_t n = R.piece_begin.size();
   uint8_t *cur = R.own, *spare = R.result, *inbox = R.recv[0];

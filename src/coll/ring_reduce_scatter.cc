@@ -10,11 +10,11 @@
 //                quantized once;
 //   DOC:         the received partial is decompressed, the op applied with this rank's
 //                input, and the result compressed again.
-#include "coll/reduction.h"
+#include "coll/pieces.h"
 
 namespace zcoll::coll {
 
-void ring_reduce_scatter(Reduction& R, bool want_stream, void* out) {
+void ring_reduce_scatter(Pieces& R, bool want_stream, void* out) {
   const int p = R.c.size, r = R.c.rank, right = (r + 1) % p, left = (r - 1 + p) % p;
   std::vector<MPI_Request> rq[2], sq[2];
   for (int k = 0; k < p; ++k) {
@@ -60,7 +60,7 @@ void ring_reduce_scatter(Reduction& R, bool want_stream, void* out) {
 // Step k forwards block (rank - k) mod p (its own first) and receives block
 // (rank - k - 1); every piece is decompressed right after it is passed on. The baseline
 // (CPRP2P) decompresses and recompresses at every hop instead of forwarding bytes.
-void ring_allgather_pieces(Reduction& R, void* out) {
+void ring_allgather_pieces(Pieces& R, void* out) {
   const int p = R.c.size, r = R.c.rank, right = (r + 1) % p, left = (r - 1 + p) % p;
   std::vector<MPI_Request> rq[2], sq[2];
   for (int k = 0; k < p; ++k) {

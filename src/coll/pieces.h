@@ -1,15 +1,18 @@
-// The reductions' engine. The input vector is split into p blocks (block b ends up
-// reduced on rank b) and each block into pieces of a few codec chunks. Every piece is
-// its own fzl stream and its own message, so that compression, combination and
-// decompression of one piece overlap with the transfers of the others: a rank works on
-// piece i while pieces i-1, i-2, ... are on the wire, and polls MPI between pieces.
+// The piece engine of the pipelined collectives (the reductions and alltoall). The
+// vector is split into p blocks (block b ends up reduced on rank b, or goes to rank b)
+// and each block into pieces of a few codec chunks. Every piece is its own stream and its
+// own message, so that compression, combination and decompression of one piece overlap
+// with the transfers of the others: a rank works on piece i while pieces i-1, i-2, ...
+// are on the wire, and polls MPI between pieces. A receive is posted into a slot of the
+// piece's worst-case size, so no rank needs to learn a compressed size first.
 //
 // Buffers live in the communicator's arena, each a region with one slot per piece at
 // the piece's worst-case compressed size (only written bytes are touched):
 //   own     this rank's input, compressed once (recursive doubling);
-//   result  the reduced pieces (and, after an allgather or gather, everybody's);
-//   recv[2] and send[2]: one block of partial results in flight each (ring), or
-//   a whole-vector region for the partner's streams (recursive doubling).
+//   result  the reduced pieces (and, after an allgather or gather, everybody's), or an
+//           in-place alltoall's outgoing pieces;
+//   recv[2] and send[2]: one block of pieces in flight each (ring, alltoall), or a
+//           whole-vector region for the partner's streams (recursive doubling).
 #pragma once
 #include "coll/frontend.h"
 
@@ -18,15 +21,15 @@ namespace zcoll::coll {
 inline constexpr int kReduceTag = kTag + 20;
 inline constexpr size_t kChunksPerPiece = 4;
 
-struct Reduction {
+struct Pieces {
   zcoll_comm_s& c;
   zcoll_dtype dtype;
   size_t es;
   int op;             // fzl::CombineOp
-  bool homomorphic;   // else decompress-operate-compress
-  bool cprp2p;        // baseline: whole blocks, recompress at every allgather hop
+  bool homomorphic = false;  // else decompress-operate-compress
+  bool cprp2p = false;       // baseline: whole blocks, recompress at every allgather hop
   zcoll_codec_params params;  // ABS, the per-input bound
-  const uint8_t* in;  // this rank's input (all blocks)
+  const uint8_t* in = nullptr;  // this rank's input (all blocks)
 
   // blocks and pieces, in elements of the input vector
   std::vector<size_t> block_begin;  // p + 1
@@ -42,11 +45,20 @@ struct Reduction {
   double t_codec = 0, t_decomp = 0, t_reduce = 0;  // t_reduce: combining, homomorphic or on values
   size_t wire = 0, raw = 0;
 
-  Reduction(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op) : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {}
+  Pieces(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op) : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {}
 
+  // Which regions plan() carves (see above).
+  enum class Layout {
+    kBlockSets,        // recv[2], send[2]
+    kResultAndBlocks,  // result, recv[2], send[2]
+    kWholeVector,      // own, result, and recv[2], send[2] spanning every piece
+  };
   // Lays out blocks (counts[b] elements each) and pieces, and carves the arena.
-  // whole_vector_regions: recursive doubling's layout (recv/send span every piece).
-  int plan(const size_t* counts, bool whole_vector_regions);
+  int plan(const size_t* counts, Layout layout);
+
+  // After the schedule: every rank returns the same outcome (the worst error anywhere),
+  // and the call's statistics go to the communicator (t0: when the call began).
+  int finish(int algorithm, double eb, double t0);
 
   size_t piece_cap(size_t i) const { return zcoll_codec_bound(piece_count[i], dtype); }
   // Byte offset of piece i inside a one-block region (recv/send sets of the ring).
@@ -75,6 +87,10 @@ struct Reduction {
   void irecv(uint8_t* p, size_t cap, int peer, std::vector<MPI_Request>& reqs);
   // Waits for receive j of reqs; returns its length, or 0 after a notice or MPI error.
   size_t wait_recv(std::vector<MPI_Request>& reqs, size_t j);
+  // Completes receive j of reqs if it has arrived: true, and its length in *len (0 as
+  // for wait_recv); false while it is in flight.
+  bool test_recv(std::vector<MPI_Request>& reqs, size_t j, size_t* len);
+  size_t received(const MPI_Status& st);  // a completed receive's length (see wait_recv)
   void wait_all(std::vector<MPI_Request>& reqs);
   // Lets MPI progress the listed sends between pieces of work.
   void poll(std::vector<MPI_Request>& sends);
@@ -86,13 +102,17 @@ struct Reduction {
 // ---- schedules (one file each)
 // Ring reduce-scatter: leaves block `rank`'s reduced pieces in result (want_stream) or
 // its values at out (the rank's block of the result).
-void ring_reduce_scatter(Reduction& R, bool want_stream, void* out);
+void ring_reduce_scatter(Pieces& R, bool want_stream, void* out);
 // Ring allgather of the reduced pieces, decompressing each as it passes (into out,
 // the whole vector).
-void ring_allgather_pieces(Reduction& R, void* out);
+void ring_allgather_pieces(Pieces& R, void* out);
 // Everybody's reduced pieces to root, decompressed there into out.
-void gather_pieces(Reduction& R, int root, void* out);
+void gather_pieces(Pieces& R, int root, void* out);
 // Recursive doubling on whole compressed vectors (homomorphic), decompressed into out.
-void recursive_doubling_allreduce(Reduction& R, void* out);
+void recursive_doubling_allreduce(Pieces& R, void* out);
+// Pairwise-exchange alltoall of the input's blocks into out (recvbuf), piece by piece.
+// precompressed: every outgoing piece is already in result (MPI_IN_PLACE: out is the
+// input, and the exchange overwrites blocks before they are sent).
+void pairwise_alltoall_pieces(Pieces& R, bool precompressed, void* out);
 
 }  // namespace zcoll::coll
