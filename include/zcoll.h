@@ -324,9 +324,9 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * before any communication and returned on every rank that sees them; MPI requires these
  * arguments to agree across ranks, so that is every rank.
  *
- * Alltoall runs piece by piece (a piece is 4 chunks): each step of the pairwise exchange
- * compresses and sends its outgoing block one piece at a time and decompresses the
- * incoming pieces as they arrive.
+ * Alltoall and the ring allgather(v) run piece by piece (a piece is 4 chunks): each step
+ * compresses and sends its outgoing block one piece at a time, and passes on or
+ * decompresses the incoming pieces as they arrive.
  *
  * Extra memory per call, reused across calls on the same zcoll_comm:
  *   compressed bytes of every block the rank sends or receives, reserved at the codec's

@@ -1,9 +1,10 @@
-// Allgather and allgatherv: one engine for both. Each rank compresses its block once,
-// the ranks agree on sizes and errors, and the compressed blocks travel around a ring
-// (large messages) or through Bruck's log2(p) exchanges.
+// Allgather and allgatherv: one engine for both. Each rank compresses its block once and
+// the compressed blocks travel around a ring, piece by piece on the piece engine (large
+// messages), or whole through Bruck's log2(p) exchanges after the ranks agree on sizes
+// and errors (short ones).
 #include <numeric>
 
-#include "coll/frontend.h"
+#include "coll/pieces.h"
 
 namespace zcoll::coll {
 namespace {
@@ -36,6 +37,15 @@ int allgather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Da
   double eb = 0;
   rc = run.resolve_eb(own, run.segs[r].count, true, 0, &eb);
   if (rc) return rc;
+  if (run.algorithm == ZCOLL_ALGO_RING) {
+    Pieces R(c, dt, fzl::kCombineSum);  // the op is unused: nothing is combined
+    R.set_bound(eb);
+    const std::vector<size_t> sizes(counts, counts + p);
+    rc = R.plan(sizes.data(), Pieces::Layout::kResult);
+    if (rc) return rc;
+    ring_allgather_pieces(R, recvbuf, displs);
+    return R.finish(run.algorithm, eb, run.t0);
+  }
   std::vector<int> all(p);
   std::iota(all.begin(), all.end(), 0);
   run.make_link(eb, run.bound(all));
@@ -50,7 +60,7 @@ int allgather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Da
   }
   std::vector<int> seg_of_rank(all);
   if (run.algorithm == ZCOLL_ALGO_BRUCK) bruck_allgather(*run.link, r, p, seg_of_rank);
-  else ring_allgather(*run.link, r, p, seg_of_rank);
+  else ring_allgather(*run.link, r, p, seg_of_rank);  // CPRP2P
   return run.finish();
 }
 

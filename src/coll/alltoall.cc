@@ -38,7 +38,8 @@ int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Dat
   double eb = 0;
   int rc = run.resolve_eb(sendbuf, count * p, true, 0, &eb);
   if (rc) return rc;
-  if (!in_place) std::memcpy(at(recvbuf, static_cast<size_t>(r) * count, es), at(sendbuf, static_cast<size_t>(r) * count, es), block);
+  const size_t own = static_cast<size_t>(r) * count;
+  if (!in_place) std::memcpy(at(recvbuf, own, es), at(sendbuf, own, es), block);
 
   if (run.algorithm == ZCOLL_ALGO_CPRP2P) {
     run.segs.resize(2 * static_cast<size_t>(p));
@@ -53,10 +54,7 @@ int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Dat
   }
 
   Pieces R(c, dt, fzl::kCombineSum);  // the op is unused: nothing is combined
-  R.params = c.cfg.codec;
-  R.params.eb_mode = ZCOLL_EB_ABS;
-  R.params.eb = eb;
-  R.params.ndims = 0;
+  R.set_bound(eb);
   R.in = static_cast<const uint8_t*>(sendbuf);
   const std::vector<size_t> counts(p, count);
   rc = R.plan(counts.data(), in_place ? Pieces::Layout::kResultAndBlocks : Pieces::Layout::kBlockSets);

@@ -105,13 +105,6 @@ struct Run {
     return rc;
   }
 
-  // Every rank learns every rank's outcome so far; returns the first error anywhere.
-  int agree(int local) {
-    int worst = local;
-    if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
-    return worst;
-  }
-
   int finish() {
     const double t = now();
     int rc = decompress_received(*link);

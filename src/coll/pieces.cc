@@ -37,7 +37,7 @@ int Pieces::plan(const size_t* counts, Layout layout) {
   // The ring folds this rank's input straight into the partials it receives, so only
   // recursive doubling keeps a compressed copy of it (own).
   const bool whole = layout == Layout::kWholeVector;
-  const size_t set_bytes = whole ? region_bytes : max_block_bytes;
+  const size_t set_bytes = layout == Layout::kResult ? 0 : whole ? region_bytes : max_block_bytes;
   const size_t own_bytes = whole ? region_bytes : 0;
   const size_t result_bytes = layout == Layout::kBlockSets ? 0 : region_bytes;
   const size_t need = own_bytes + result_bytes + 4 * set_bytes;
@@ -50,8 +50,8 @@ int Pieces::plan(const size_t* counts, Layout layout) {
   own = whole ? a : nullptr;
   result = result_bytes ? a + own_bytes : nullptr;
   for (int k = 0; k < 2; ++k) {
-    recv[k] = a + own_bytes + result_bytes + k * set_bytes;
-    send[k] = a + own_bytes + result_bytes + (2 + k) * set_bytes;
+    recv[k] = set_bytes ? a + own_bytes + result_bytes + k * set_bytes : nullptr;
+    send[k] = set_bytes ? a + own_bytes + result_bytes + (2 + k) * set_bytes : nullptr;
   }
   return ZCOLL_SUCCESS;
 }

@@ -49,6 +49,7 @@ struct Pieces {
 
   // Which regions plan() carves (see above).
   enum class Layout {
+    kResult,           // result only
     kBlockSets,        // recv[2], send[2]
     kResultAndBlocks,  // result, recv[2], send[2]
     kWholeVector,      // own, result, and recv[2], send[2] spanning every piece
@@ -56,6 +57,13 @@ struct Pieces {
   // Lays out blocks (counts[b] elements each) and pieces, and carves the arena.
   int plan(const size_t* counts, Layout layout);
 
+  // The communicator's codec settings with the absolute bound eb, as every piece uses them.
+  void set_bound(double eb) {
+    params = c.cfg.codec;
+    params.eb_mode = ZCOLL_EB_ABS;
+    params.eb = eb;
+    params.ndims = 0;
+  }
   // After the schedule: every rank returns the same outcome (the worst error anywhere),
   // and the call's statistics go to the communicator (t0: when the call began).
   int finish(int algorithm, double eb, double t0);
@@ -103,9 +111,12 @@ struct Pieces {
 // Ring reduce-scatter: leaves block `rank`'s reduced pieces in result (want_stream) or
 // its values at out (the rank's block of the result).
 void ring_reduce_scatter(Pieces& R, bool want_stream, void* out);
-// Ring allgather of the reduced pieces, decompressing each as it passes (into out,
-// the whole vector).
-void ring_allgather_pieces(Pieces& R, void* out);
+// Ring allgather of pieces, decompressing each as it passes (ring_allgather.cc).
+// Without displs (allreduce): result holds this rank's reduced pieces, and the blocks
+// lie in order in out, the whole vector. With displs (allgather(v)): block b goes to out +
+// displs[b] elements, and this rank's own block is there already, raw: its pieces are
+// compressed as they first go out, and it is left exact.
+void ring_allgather_pieces(Pieces& R, void* out, const int* displs = nullptr);
 // Everybody's reduced pieces to root, decompressed there into out.
 void gather_pieces(Pieces& R, int root, void* out);
 // Recursive doubling on whole compressed vectors (homomorphic), decompressed into out.

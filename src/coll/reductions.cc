@@ -86,7 +86,6 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out,
   }
   if (R.cprp2p) algorithm = ZCOLL_ALGO_CPRP2P;
   // The bound: every rank the same, from the global range for REL.
-  R.params = cfg.codec;
   double eb = std::min(cfg.codec.eb, DBL_MAX / 4);
   if (cfg.codec.eb_mode == ZCOLL_EB_REL) {
     double lo = INFINITY, hi = -INFINITY;
@@ -96,9 +95,7 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out,
     eb = fzl::rel_to_abs(cfg.codec.eb, -ext[0], ext[1]);
   }
   if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(R, kind, p);
-  R.params.eb_mode = ZCOLL_EB_ABS;
-  R.params.eb = eb;
-  R.params.ndims = 0;
+  R.set_bound(eb);
   R.in = static_cast<const uint8_t*>(input);
   int rc = R.plan(counts, algorithm == ZCOLL_ALGO_RECURSIVE_DOUBLING ? Pieces::Layout::kWholeVector
                                                                    : Pieces::Layout::kResultAndBlocks);

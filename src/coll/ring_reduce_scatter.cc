@@ -1,4 +1,5 @@
-// Ring reduce-scatter in p - 1 steps, and the ring allgather of its reduced pieces.
+// Ring reduce-scatter in p - 1 steps (its reduced pieces then go around the ring of
+// ring_allgather.cc, for an allreduce).
 // In step k a rank sends the partial result of block (rank - k - 1) mod p to its right
 // and receives that of block (rank - k - 2) from its left; after the last step it holds
 // block `rank` reduced over all ranks. Each step moves 1/p of the data, piece by
@@ -51,46 +52,6 @@ void ring_reduce_scatter(Pieces& R, bool want_stream, void* out) {
       R.raw += R.piece_count[i] * R.es;
       R.isend(piece, len, right, sq[cur]);
       R.poll(sq[cur]);
-    }
-  }
-  R.wait_all(sq[0]);
-  R.wait_all(sq[1]);
-}
-
-// Step k forwards block (rank - k) mod p (its own first) and receives block
-// (rank - k - 1); every piece is decompressed right after it is passed on. The baseline
-// (CPRP2P) decompresses and recompresses at every hop instead of forwarding bytes.
-void ring_allgather_pieces(Pieces& R, void* out) {
-  const int p = R.c.size, r = R.c.rank, right = (r + 1) % p, left = (r - 1 + p) % p;
-  std::vector<MPI_Request> rq[2], sq[2];
-  for (int k = 0; k < p; ++k) {
-    const int cur = k % 2, prev = (k + 1) % 2;
-    const int b = (r - k + p) % p;
-    const bool forward = k < p - 1;
-    if (forward) {
-      const int br = (r - k - 1 + p) % p;
-      rq[cur].clear();
-      for (size_t i = R.first_piece[br]; i < R.first_piece[br + 1]; ++i)
-        R.irecv(R.result + R.slot[i], R.piece_cap(i), left, rq[cur]);
-      R.wait_all(sq[cur]);
-    }
-    auto pass_on = [&](const uint8_t* s, size_t len, size_t i) {
-      R.raw += R.piece_count[i] * R.es;
-      R.isend(s, len, right, sq[cur]);
-      R.poll(sq[cur]);
-    };
-    for (size_t i = R.first_piece[b]; i < R.first_piece[b + 1]; ++i) {
-      if (k > 0) R.result_len[i] = R.wait_recv(rq[prev], i - R.first_piece[b]);
-      const uint8_t* s = R.result + R.slot[i];
-      const bool recompress = R.cprp2p && k > 0;
-      // Forwarded bytes go out before this rank decompresses them, so the next rank does
-      // not wait for that work.
-      if (forward && !recompress) pass_on(s, R.result_len[i], i);
-      R.decompress(s, R.result_len[i], i, out);
-      if (forward && recompress) {
-        uint8_t* again = R.send[cur] + R.block_slot(i, b);
-        pass_on(again, R.compress_values(at(out, R.piece_begin[i], R.es), i, again), i);
-      }
     }
   }
   R.wait_all(sq[0]);

@@ -1015,26 +1015,23 @@ void section_edge() {
     }
     free_comm(zc);
   }
-  // Alltoall blocks of several pieces (a piece is 4 chunks; chunk_len 64 makes it 256
-  // values), the last one short, so steps interleave sends, receives and decompression.
-  for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
-    Cfg c = accuracy_cfg<float>(ZCOLL_ALGO_PAIRWISE, mode);
-    c.chunk = 64;
-    Ctx cx("edge alltoall pieces %s", cfg_str(c).c_str());
-    zcoll_comm zc = make_comm(g_world, c);
-    if (!zc) continue;
-    for (size_t n : {size_t{1001}, size_t{2048}}) {
-      for (bool ip : {false, true}) {
-        Call k;
-        k.count = n;
-        k.in_place = ip;
-        k.fid = static_cast<int>(n) + ip;
-        if (mode == ZCOLL_EB_ABS) run_alltoall<float>(g_world, zc, c, k);
-        else run_alltoall<double>(g_world, zc, c, k);
+  // Blocks of several pieces (a piece is 4 chunks; chunk_len 64 makes it 256 values), the
+  // last one short, on the piece engine's ring allgather(v) and pairwise alltoall: each
+  // step interleaves sends, receives and decompression.
+  for (int algo : {ZCOLL_ALGO_RING, ZCOLL_ALGO_PAIRWISE})
+    for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
+      Cfg c = accuracy_cfg<float>(algo, mode);
+      c.chunk = 64;
+      Ctx cx("edge pieces %s", cfg_str(c).c_str());
+      zcoll_comm zc = make_comm(g_world, c);
+      if (!zc) continue;
+      const unsigned mask = mask_of(algo);
+      for (size_t n : {size_t{1001}, size_t{2048}}) {
+        if (mode == ZCOLL_EB_ABS) run_all<float>(g_world, zc, c, same(n), mask, Spec::kNone, true, {}, {}, algo);
+        else run_all<double>(g_world, zc, c, same(n), mask, Spec::kNone, true, {}, {}, algo + 10);
       }
+      free_comm(zc);
     }
-    free_comm(zc);
-  }
 }
 
 // NaN (several payloads, signalling, negative), +Inf, -Inf and -0.0 inside the data, on
