@@ -72,7 +72,7 @@ def mem_estimate_gib(op, p, n):
     binary, plus the op's buffers (zcoll-bench's input/reference/result, zcoll's staging)."""
     base = 24 << 20
     per_rank = {"allreduce": 4 * n, "bcast": 3 * n, "scatter": 3 * n + 2 * n, "allgather": 3 * p * n,
-                "alltoall": 24 * n}[op]  # alltoall: 16 MiB on 64 ranks reached 24 GiB
+                "alltoall": 3 * p * n}[op]  # alltoall: 4 MiB on 64 ranks passed 23 GiB
     return p * (base + per_rank) / 2**30
 
 
