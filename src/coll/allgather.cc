@@ -38,7 +38,7 @@ int allgather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Da
   rc = run.resolve_eb(own, run.segs[r].count, true, 0, &eb);
   if (rc) return rc;
   if (run.algorithm == ZCOLL_ALGO_RING) {
-    Pieces R(c, dt, fzl::kCombineSum);  // the op is unused: nothing is combined
+    Pieces R(c, dt);
     R.set_bound(eb);
     const std::vector<size_t> sizes(counts, counts + p);
     rc = R.plan(sizes.data(), Pieces::Layout::kResult);

@@ -53,16 +53,17 @@ int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Dat
     return run.finish();
   }
 
-  Pieces R(c, dt, fzl::kCombineSum);  // the op is unused: nothing is combined
+  Pieces R(c, dt);
   R.set_bound(eb);
   R.in = static_cast<const uint8_t*>(sendbuf);
   const std::vector<size_t> counts(p, count);
   rc = R.plan(counts.data(), in_place ? Pieces::Layout::kResultAndBlocks : Pieces::Layout::kBlockSets);
   if (rc) return rc;
-  if (in_place)
-    for (int d = 0; d < p; ++d)
-      for (size_t i = R.first_piece[d]; d != r && i < R.first_piece[d + 1]; ++i)
-        R.result_len[i] = R.compress_input(i, R.result + R.slot[i]);
+  for (int d = 0; in_place && d < p; ++d) {
+    if (d == r) continue;  // own block: stays in place
+    for (size_t i = R.first_piece[d]; i < R.first_piece[d + 1]; ++i)
+      R.result_len[i] = R.compress_input(i, R.result + R.slot[i]);
+  }
   pairwise_alltoall_pieces(R, in_place, recvbuf);
   return R.finish(run.algorithm, eb, run.t0);
 }

@@ -1,10 +1,11 @@
-// The piece engine of the pipelined collectives (the reductions and alltoall). The
-// vector is split into p blocks (block b ends up reduced on rank b, or goes to rank b)
-// and each block into pieces of a few codec chunks. Every piece is its own stream and its
-// own message, so that compression, combination and decompression of one piece overlap
-// with the transfers of the others: a rank works on piece i while pieces i-1, i-2, ...
-// are on the wire, and polls MPI between pieces. A receive is posted into a slot of the
-// piece's worst-case size, so no rank needs to learn a compressed size first.
+// The piece engine of the pipelined collectives (the reductions, alltoall, and the ring
+// allgather(v)). The vector is split into p blocks (block b ends up reduced on rank b, or
+// goes to rank b, or comes from rank b) and each block into pieces of a few codec
+// chunks. Every piece is its own stream and its own message, so that compression,
+// combination and decompression of one piece overlap with the transfers of the others: a
+// rank works on piece i while pieces i-1, i-2, ... are on the wire, and polls MPI between
+// pieces. A receive is posted into a slot of the piece's worst-case size, so no rank needs
+// to learn a compressed size first.
 //
 // Buffers live in the communicator's arena, each a region with one slot per piece at
 // the piece's worst-case compressed size (only written bytes are touched):
@@ -41,11 +42,13 @@ struct Pieces {
   std::vector<size_t> result_len;
   std::vector<uint8_t> values;  // doc_step's piece of decompressed values
 
-  int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see notice())
+  int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see isend())
   double t_codec = 0, t_decomp = 0, t_reduce = 0;  // t_reduce: combining, homomorphic or on values
   size_t wire = 0, raw = 0;
 
-  Pieces(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op) : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {}
+  // combine_op: the reductions' op; the data-movement collectives combine nothing.
+  Pieces(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op = fzl::kCombineSum)
+      : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {}
 
   // Which regions plan() carves (see above).
   enum class Layout {
