@@ -60,6 +60,11 @@ enum zcoll_error {
 /* A static, human-readable message for an error code (never NULL). */
 const char *zcoll_strerror(int err);
 
+/* More about the last error a zcoll call returned on this thread, for example which
+ * setting differs across ranks and its values there; "" when there is nothing beyond
+ * zcoll_strerror(code). Never NULL; valid until the thread's next zcoll call. */
+const char *zcoll_error_detail(void);
+
 /* "0.1.0" */
 const char *zcoll_version_string(void);
 
@@ -94,6 +99,13 @@ typedef enum zcoll_codec_id {
   ZCOLL_CODEC_SZX = 4     /* SZx class: constant blocks, truncated residuals, XOR leading bytes
                              (the codec of the C-Coll baseline) */
 } zcoll_codec_id;
+/* The codec's short name ("fzl", "lpbyte", "lpbit", "szx"), or NULL for an unknown id.
+ * Ids are contiguous from 1, so `for (id = 1; zcoll_codec_name(id); ++id)` lists them. */
+const char *zcoll_codec_name(int codec);
+/* Sets *codec to the id of the codec called `name` (ASCII case ignored). ZCOLL_ERR_ARG
+ * for a NULL argument, ZCOLL_ERR_CODEC for an unknown name (*codec is then left alone). */
+int zcoll_codec_from_name(const char *name, int *codec);
+
 /* Every codec keeps the same guarantee, stream container, chunk and thread rules and
  * error handling. lpbyte, lpbit and szx work in array order: a shape hint (ndims/dims) is
  * recorded in the stream but not used. Only fzl streams can be combined (zcoll_combine). */
@@ -286,6 +298,19 @@ typedef enum zcoll_bound_target {
                              per-input bound from the path's guarantee (see below) */
 } zcoll_bound_target;
 
+/* The collectives, for per-collective settings (zcoll_config.algorithms). */
+typedef enum zcoll_collective {
+  ZCOLL_COLL_ALLGATHER = 0,      /* and allgatherv */
+  ZCOLL_COLL_BCAST = 1,
+  ZCOLL_COLL_SCATTER = 2,
+  ZCOLL_COLL_GATHER = 3,
+  ZCOLL_COLL_ALLTOALL = 4,
+  ZCOLL_COLL_REDUCE_SCATTER = 5, /* and reduce_scatter_block */
+  ZCOLL_COLL_ALLREDUCE = 6,
+  ZCOLL_COLL_REDUCE = 7,
+  ZCOLL_NUM_COLLECTIVES = 8
+} zcoll_collective;
+
 typedef struct zcoll_config {
   zcoll_codec_params codec; /* codec, eb_mode, eb, threads, chunk_len (ndims/dims are ignored) */
   size_t min_bytes;         /* messages smaller than this (bytes per rank) use plain MPI;
@@ -295,7 +320,22 @@ typedef struct zcoll_config {
                                that have it and the others choose automatically. */
   int reduction;            /* zcoll_reduction, default AUTO */
   int bound_target;         /* zcoll_bound_target, default ZCOLL_BOUND_INPUT */
+  int algorithms[ZCOLL_NUM_COLLECTIVES]; /* per collective (zcoll_collective): an algorithm
+                               that overrides `algorithm` for that collective; AUTO (the
+                               default) follows `algorithm`. The environment variable
+                               ZCOLL_<COLLECTIVE>_ALGORITHM (e.g. ZCOLL_ALLREDUCE_ALGORITHM=ring,
+                               names as zcoll_algorithm_name gives them) overrides both. */
 } zcoll_config;
+
+/* The algorithm's short name ("auto", "mpi", "cprp2p", "ring", "bruck", "binomial",
+ * "scatter_allgather", "pairwise", "recursive_doubling"), or NULL for an unknown id. */
+const char *zcoll_algorithm_name(int algorithm);
+/* Sets *algorithm from its name (ASCII case ignored); ZCOLL_ERR_ARG for NULL or an
+ * unknown name. */
+int zcoll_algorithm_from_name(const char *name, int *algorithm);
+/* The collective's name ("allgather", "bcast", "scatter", "gather", "alltoall",
+ * "reduce_scatter", "allreduce", "reduce"), or NULL. */
+const char *zcoll_collective_name(int collective);
 
 #define ZCOLL_DEFAULT_MIN_BYTES 65536u
 

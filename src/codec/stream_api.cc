@@ -57,6 +57,25 @@ void zcoll_codec_params_init(zcoll_codec_params* p) {
   p->ndims = 0;
 }
 
+const char* zcoll_codec_name(int codec) {
+  const zcoll::fzl::ChunkCodec* c = zcoll::fzl::chunk_codec(codec);
+  return c ? c->name : nullptr;
+}
+
+int zcoll_codec_from_name(const char* name, int* codec) {
+  if (!name || !codec) return ZCOLL_ERR_ARG;
+  for (int id = 1; const char* known = zcoll_codec_name(id); ++id) {
+    size_t i = 0;
+    auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; };
+    while (known[i] && lower(name[i]) == known[i]) ++i;
+    if (!known[i] && !name[i]) {
+      *codec = id;
+      return ZCOLL_SUCCESS;
+    }
+  }
+  return ZCOLL_ERR_CODEC;
+}
+
 size_t zcoll_codec_bound(size_t count, zcoll_dtype dtype) { return zcoll::fzl::compress_bound(count, dtype); }
 
 int zcoll_combine(zcoll_op op, const void* a, size_t a_size, const void* b, size_t b_size, void* out,
