@@ -49,7 +49,8 @@ enum zcoll_error {
   ZCOLL_ERR_BUFFER_TOO_SMALL = 4,/* output capacity too small */
   ZCOLL_ERR_CORRUPT = 5,         /* stream fails validation (truncated, bit flips, bad index) */
   ZCOLL_ERR_VERSION = 6,         /* stream written by an unknown format version */
-  ZCOLL_ERR_MISMATCH = 7,        /* stream is valid but its dtype or count differs from the call */
+  ZCOLL_ERR_MISMATCH = 7,        /* stream is valid but its dtype or count differs from the call;
+                                    or ranks disagree on a setting or argument that must match */
   ZCOLL_ERR_NO_MEMORY = 8,       /* allocation failed */
   ZCOLL_ERR_MPI = 9,             /* an MPI call failed */
   ZCOLL_ERR_INTERNAL = 10,       /* a bug in zcoll: please report it */
@@ -343,10 +344,24 @@ typedef struct zcoll_comm_s *zcoll_comm;
 
 void zcoll_config_init(zcoll_config *config);
 
-/* Collective over comm (duplicates it). Fails with ZCOLL_ERR_ARG on every rank, before
- * any communication, for MPI_COMM_NULL or an invalid configuration (eb <= 0, ...), and
- * with ZCOLL_ERR_CODEC for an unknown codec or ZCOLL_REDUCTION_HOMOMORPHIC with a codec
- * other than fzl. */
+/* Collective over comm (duplicates it). The environment's ZCOLL_<COLLECTIVE>_ALGORITHM
+ * variables are applied first (see zcoll_config.algorithms).
+ *
+ * Every rank's settings are compared in one small allreduce: codec, eb_mode, eb,
+ * chunk_len (0 and the default count as the same), min_bytes, algorithm, algorithms[],
+ * reduction and bound_target must be identical on every rank (codec.threads may differ:
+ * streams do not depend on it; ndims/dims are ignored). If one differs, every rank
+ * returns ZCOLL_ERR_MISMATCH and zcoll_error_detail() names the setting, two ranks that
+ * disagree, and the range of its values. A rank with an invalid configuration returns
+ * ZCOLL_ERR_ARG (or ZCOLL_ERR_CODEC: an unknown codec, or ZCOLL_REDUCTION_HOMOMORPHIC
+ * with a codec other than fzl; ZCOLL_ERR_ARG also for a malformed environment variable
+ * or an algorithm the collective does not have), and every other rank returns that code
+ * too, naming the rank in zcoll_error_detail(), instead of waiting for it. Only
+ * MPI_COMM_NULL is refused before any communication. *zcomm is NULL after a failure.
+ *
+ * Test hook: ZCOLL_DEBUG_FAIL=<rank>:<code> in the environment of zcoll_comm_create
+ * makes every compressed collective on that rank of the new communicator fail its first
+ * codec operation with <code>, to check that the failure reaches every rank. */
 int zcoll_comm_create(MPI_Comm comm, const zcoll_config *config, zcoll_comm *zcomm);
 /* Collective. Frees the duplicate and the buffers; *zcomm becomes NULL. */
 int zcoll_comm_free(zcoll_comm *zcomm);
@@ -363,6 +378,29 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * Argument errors (negative count, root out of range, NULL buffers with data) are found
  * before any communication and returned on every rank that sees them; MPI requires these
  * arguments to agree across ranks, so that is every rank.
+ *
+ * Agreement per call. Every rank of a call of at least min_bytes (per rank) takes part
+ * in one small MPI_Allreduce before any data moves; it carries the element type, the
+ * counts (recvcounts arrays as a hash), the root, the op, the value range for a REL
+ * bound, and any failure on this rank so far. So every rank takes the same decision:
+ * plain MPI if any rank's datatype is not MPI_FLOAT/MPI_DOUBLE (a derived type of floats
+ * on one rank is legal MPI), else compression with one eb_abs for all; and an erroneous
+ * program whose ranks pass different counts, roots, ops, or MPI_FLOAT on some ranks and
+ * MPI_DOUBLE on others, gets ZCOLL_ERR_MISMATCH on every rank (zcoll_error_detail()
+ * says which argument), with nothing hanging and the communicator still usable.
+ * Erroneous and not detected (as in MPI, the outcome is undefined, possibly a hang):
+ * counts that put some ranks below min_bytes and others at or above it (the former run
+ * plain MPI without the agreement); mismatched displacements of allgatherv (they are
+ * local to each rank).
+ *
+ * Errors during a collective: a rank that fails (out of memory, a corrupt stream, an MPI
+ * error) keeps the schedule going with error notices that carry its code, and every
+ * rank returns that same code.
+ *
+ * Observations, documented rather than changed: -0.0 becomes +0.0 when it is quantized
+ * (its sign survives only where the codec stores the value exactly); NaN in MIN/MAX
+ * follows "NaN wins" on the compressed path (homomorphic and DOC alike), but whatever
+ * the MPI library does below min_bytes or on the plain path.
  *
  * Alltoall and the ring allgather(v) run piece by piece (a piece is 4 chunks): each step
  * compresses and sends its outgoing block one piece at a time, and passes on or

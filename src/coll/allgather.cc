@@ -1,74 +1,55 @@
 // Allgather and allgatherv: one engine for both. Each rank compresses its block once and
-// the compressed blocks travel around a ring, piece by piece on the piece engine (large
-// messages), or whole through Bruck's log2(p) exchanges after the ranks agree on sizes
-// and errors (short ones).
-#include <numeric>
+// the compressed blocks travel around a ring, piece by piece (large messages), or through
+// Bruck's log2(p) exchanges (short ones, many ranks). A rank's own block is copied, exact.
+#include <vector>
 
-#include "coll/pieces.h"
+#include "coll/algorithms.h"
+#include "coll/call.h"
 
 namespace zcoll::coll {
 namespace {
 
-// counts and displs in elements, as MPI_Allgatherv takes them.
-// The decision to compress rests on the receive arguments, which every rank shares; a
-// rank's own data comes into its receive block first, whatever its send datatype.
-int allgather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, zcoll_dtype dt,
-                     MPI_Datatype recvtype, void* recvbuf, const int* counts, const int* displs) {
+// counts and displs in elements, as MPI_Allgatherv takes them. The decision to compress
+// rests on the receive arguments, which every rank shares; a rank's own data comes into
+// its receive block first, whatever its send datatype.
+int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const int* counts, const int* displs, MPI_Datatype recvtype, bool uniform) {
   const int p = c.size, r = c.rank;
-  const size_t es = fzl::element_size(dt);
   size_t total = 0;
   for (int i = 0; i < p; ++i) total += static_cast<size_t>(counts[i]);
-  const size_t per_rank = total * es / p;
-  // Bruck's log2(p) rounds beat the ring's p-1 when latency dominates (as in MPICH's
-  // defaults for short messages); the ring moves the same bytes in balanced steps.
-  const int fallback = (p >= 8 && per_rank < (size_t{256} << 10)) ? ZCOLL_ALGO_BRUCK : ZCOLL_ALGO_RING;
-  Run run(c, dt, choose(c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, fallback));
-  run.segs.resize(p);
-  for (int i = 0; i < p; ++i) {
-    run.segs[i].count = static_cast<size_t>(counts[i]);
-    run.segs[i].dst = at(recvbuf, displs[i], es);
-  }
-  const void* own = run.segs[r].dst;
-  run.segs[r].src = own;
-  int rc = sendbuf == MPI_IN_PLACE
-               ? ZCOLL_SUCCESS
-               : local_copy(sendbuf, sendcount, sendtype, run.segs[r].dst, counts[r], recvtype, c.comm);
-  if (rc) return rc;
-  double eb = 0;
-  rc = run.resolve_eb(own, run.segs[r].count, true, 0, &eb);
-  if (rc) return rc;
-  if (run.algorithm == ZCOLL_ALGO_RING) {
-    Pieces R(c, dt);
-    R.set_bound(eb);
-    const std::vector<size_t> sizes(counts, counts + p);
-    rc = R.plan(sizes.data(), Pieces::Layout::kResult);
-    if (rc) return rc;
-    ring_allgather_pieces(R, recvbuf, displs);
-    return R.finish(run.algorithm, eb, run.t0);
-  }
-  std::vector<int> all(p);
-  std::iota(all.begin(), all.end(), 0);
-  run.make_link(eb, run.bound(all));
-  if (run.algorithm != ZCOLL_ALGO_CPRP2P) {
-    // Compress once, then agree (sizes and errors) before any data moves.
-    long long mine = run.compress({r}) ? -1 : static_cast<long long>(run.segs[r].size);
-    std::vector<long long> sizes(p);
-    if (MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, c.comm) != MPI_SUCCESS)
-      return ZCOLL_ERR_MPI;
-    for (long long s : sizes)
-      if (s < 0) return run.link->status() ? run.link->status() : ZCOLL_ERR_INTERNAL;
-  }
-  std::vector<int> seg_of_rank(all);
-  if (run.algorithm == ZCOLL_ALGO_BRUCK) bruck_allgather(*run.link, r, p, seg_of_rank);
-  else ring_allgather(*run.link, r, p, seg_of_rank);  // CPRP2P
-  return run.finish();
-}
-
-bool bad_counts(const int* counts, const int* displs, int p) {
-  if (!counts || !displs) return true;
-  for (int i = 0; i < p; ++i)
-    if (counts[i] < 0 || displs[i] < 0) return true;
-  return false;
+  const size_t per_rank = type_bytes(recvtype, total) / static_cast<size_t>(p);
+  auto own = [&](zcoll_dtype dt) { return at(recvbuf, static_cast<size_t>(displs[r]), fzl::element_size(dt)); };
+  return run_collective(
+      c, ZCOLL_COLL_ALLGATHER, recvtype, per_rank, -1, -1,
+      [&](zcoll_dtype dt, Agreement& a) {
+        if (uniform) a.count = counts[0];
+        else a.set_counts(counts, p);
+        if (sendbuf != MPI_IN_PLACE) a.rc = local_copy(sendbuf, sendcount, sendtype, own(dt), counts[r], recvtype, c.comm);
+        a.add_range(dt, own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
+      },
+      [&](zcoll_dtype dt, double eb) {
+        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLGATHER, p, per_rank, false);
+        Transport T(c, dt);
+        T.cprp2p = ch.cprp2p;
+        const std::vector<size_t> sizes(counts, counts + p);
+        T.plan(eb, sizes.data(), p, Transport::Layout::kStored);
+        for (int b = 0; b < p; ++b) {
+          void* dst = at(recvbuf, static_cast<size_t>(displs[b]), T.es);
+          T.place(b, b == r ? dst : nullptr, dst);
+        }
+        if (ch.schedule == ZCOLL_ALGO_BRUCK) {
+          bruck_allgather(T);
+        } else {
+          std::vector<int> identity(p);
+          for (int x = 0; x < p; ++x) identity[x] = x;
+          ring_allgather(T, identity);
+        }
+        return T.finish(ch.reported());
+      },
+      [&] {
+        return uniform ? MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, counts[0], recvtype, c.comm)
+                       : MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, c.comm);
+      });
 }
 
 }  // namespace
@@ -80,35 +61,24 @@ extern "C" {
 
 int zcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, zcoll_comm comm) {
-  if (!comm) return ZCOLL_ERR_ARG;
-  zcoll_comm_s& c = *comm;
-  if (bad_counts(recvcounts, displs, c.size)) return ZCOLL_ERR_ARG;
+  if (!comm || !recvcounts || !displs) return ZCOLL_ERR_ARG;
   long long total = 0;
-  for (int i = 0; i < c.size; ++i) total += recvcounts[i];
+  for (int i = 0; i < comm->size; ++i) {
+    if (recvcounts[i] < 0 || displs[i] < 0) return ZCOLL_ERR_ARG;
+    total += recvcounts[i];
+  }
   if (bad_buffers(sendbuf, sendcount, recvbuf, total)) return ZCOLL_ERR_ARG;
-  zcoll_dtype dt;
-  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(total)) / c.size, &dt))
-    return guarded([&] {
-      return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, recvcounts, displs);
-    });
-  plain(c);
-  return mpi_rc(MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c.comm));
+  return allgather_call(*comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, false);
 }
 
 int zcoll_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, zcoll_comm comm) {
-  if (!comm) return ZCOLL_ERR_ARG;
-  zcoll_comm_s& c = *comm;
-  if (bad_buffers(sendbuf, sendcount, recvbuf, recvcount)) return ZCOLL_ERR_ARG;
-  zcoll_dtype dt;
-  if (use_compression(c, recvtype, type_bytes(recvtype, static_cast<size_t>(recvcount)), &dt))
-    return guarded([&] {
-      std::vector<int> counts(c.size, recvcount), displs(c.size);
-      for (int i = 0; i < c.size; ++i) displs[i] = i * recvcount;
-      return allgather_engine(c, sendbuf, sendcount, sendtype, dt, recvtype, recvbuf, counts.data(), displs.data());
-    });
-  plain(c);
-  return mpi_rc(MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c.comm));
+  if (!comm || bad_buffers(sendbuf, sendcount, recvbuf, recvcount)) return ZCOLL_ERR_ARG;
+  return zcoll::guarded([&] {
+    std::vector<int> counts(comm->size, recvcount), displs(comm->size);
+    for (int i = 0; i < comm->size; ++i) displs[i] = i * recvcount;
+    return allgather_call(*comm, sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, true);
+  });
 }
 
 }  // extern "C"

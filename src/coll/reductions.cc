@@ -1,116 +1,83 @@
-// Reduce_scatter(_block), allreduce and reduce: argument checks, the choice between
-// plain MPI and compression, the per-input bound, and the gather of reduced pieces to a
-// root. The schedules run on the piece engine (pieces.h).
-#include <cstring>
-#include <numeric>
+// Reduce_scatter(_block), allreduce and reduce: one engine. A ring reduce-scatter leaves
+// each block reduced on its rank; allreduce then runs a ring allgather of the
+// still-compressed reduced blocks (or recursive doubling for short vectors), and reduce
+// gathers them to the root.
+#include <functional>
+#include <vector>
 
-#include "coll/pieces.h"
+#include "coll/algorithms.h"
+#include "coll/call.h"
 
 namespace zcoll::coll {
-
-// Everybody's reduced pieces travel, still compressed, straight to the root, which
-// decompresses its own while the others arrive.
-void gather_pieces(Pieces& R, int root, void* out) {
-  const int p = R.c.size, r = R.c.rank;
-  std::vector<MPI_Request> rq, sq;
-  if (r != root) {
-    for (size_t i = R.first_piece[r]; i < R.first_piece[r + 1]; ++i) {
-      R.raw += R.piece_count[i] * R.es;
-      R.isend(R.result + R.slot[i], R.result_len[i], root, sq);
-    }
-    R.wait_all(sq);
-    return;
-  }
-  std::vector<size_t> piece_of;
-  for (int b = 0; b < p; ++b) {
-    if (b == root) continue;
-    for (size_t i = R.first_piece[b]; i < R.first_piece[b + 1]; ++i) {
-      R.irecv(R.result + R.slot[i], R.piece_cap(i), b, rq);
-      piece_of.push_back(i);
-    }
-  }
-  for (size_t i = R.first_piece[r]; i < R.first_piece[r + 1]; ++i)
-    R.decompress(R.result + R.slot[i], R.result_len[i], i, out);
-  for (size_t j = 0; j < rq.size(); ++j) {
-    const size_t i = piece_of[j];
-    R.result_len[i] = R.wait_recv(rq, j);
-    R.decompress(R.result + R.slot[i], R.result_len[i], i, out);
-  }
-}
-
-// ------------------------------------------------------------------ front ends
-
 namespace {
 
-bool combine_op(MPI_Op op, int* out) {
-  if (op == MPI_SUM) *out = fzl::kCombineSum;
-  else if (op == MPI_MIN) *out = fzl::kCombineMin;
-  else if (op == MPI_MAX) *out = fzl::kCombineMax;
-  else return false;
-  return true;
+int combine_op(MPI_Op op) {
+  if (op == MPI_SUM) return fzl::kCombineSum;
+  if (op == MPI_MIN) return fzl::kCombineMin;
+  if (op == MPI_MAX) return fzl::kCombineMax;
+  return kUnsupportedOp;
 }
-
-enum class Kind { kReduceScatter, kAllreduce, kReduce };
 
 // Worst-case error of the result in units of the per-input bound (see zcoll.h).
-double error_factor(const Pieces& R, Kind kind, int p) {
+double error_factor(const Transport& T, int collective, int p) {
   // Homomorphic MIN/MAX never add error. Otherwise one eps per quantization the result
   // passed through: p, but p - 1 for a reduce-scatter, whose last step applies the op to
-  // this rank's own values unquantized on both paths (ring_reduce_scatter.cc).
-  if (R.homomorphic && R.op != fzl::kCombineSum) return 1;
-  if (R.cprp2p && kind == Kind::kAllreduce) return 2.0 * p - 2;
-  return kind == Kind::kReduceScatter ? p - 1 : p;
+  // this rank's own values unquantized on both paths (reduce_scatter_ring.cc).
+  if (T.homomorphic && T.op != fzl::kCombineSum) return 1;
+  if (T.cprp2p && collective == ZCOLL_COLL_ALLREDUCE) return 2.0 * p - 2;
+  return collective == ZCOLL_COLL_REDUCE_SCATTER ? p - 1 : p;
 }
 
-// One compressed reduction. counts: the p block sizes; sendbuf the input (recvbuf
-// with MPI_IN_PLACE); out: where this rank's result goes (its block for
-// reduce_scatter, the whole vector otherwise).
-int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out, const size_t* counts, zcoll_dtype dt,
-                     int op, int root) {
+// counts: the p block sizes; the input is sendbuf (recvbuf with MPI_IN_PLACE); out: this
+// rank's block for reduce_scatter, the whole vector otherwise (the root's, for reduce).
+int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* out, const std::vector<size_t>& counts,
+                   MPI_Datatype type, MPI_Op mpi_op, int root, const int* hashed_counts, int plain_count,
+                   const std::function<int()>& plain) {
   const void* input = sendbuf == MPI_IN_PLACE ? out : sendbuf;
-  const int p = c.size;
-  const double t0 = now();
-  Pieces R(c, dt, op);
-  const zcoll_config& cfg = c.cfg;
-  R.cprp2p = cfg.algorithm == ZCOLL_ALGO_CPRP2P;
-  // AUTO is DOC with a codec that does not combine (zcoll_comm_create refuses HOMOMORPHIC).
-  R.homomorphic = !R.cprp2p && cfg.reduction != ZCOLL_REDUCTION_DOC && cfg.codec.codec == ZCOLL_CODEC_FZL;
+  const int p = c.size, r = c.rank, op = combine_op(mpi_op);
   size_t total = 0;
-  for (int b = 0; b < p; ++b) total += counts[b];
-  int algorithm = ZCOLL_ALGO_RING;
-  if (kind == Kind::kAllreduce && R.homomorphic) {
-    const bool small = total * R.es < (size_t{512} << 10) && p >= 4;
-    algorithm = choose(c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
-                       small ? ZCOLL_ALGO_RECURSIVE_DOUBLING : ZCOLL_ALGO_RING);
-    if (algorithm != ZCOLL_ALGO_RECURSIVE_DOUBLING) algorithm = ZCOLL_ALGO_RING;
-  }
-  if (R.cprp2p) algorithm = ZCOLL_ALGO_CPRP2P;
-  // The bound: every rank the same, from the global range for REL.
-  double eb = std::min(cfg.codec.eb, DBL_MAX / 4);
-  if (cfg.codec.eb_mode == ZCOLL_EB_REL) {
-    double lo = INFINITY, hi = -INFINITY;
-    fzl::value_range(dt, input, total, fzl::thread_count(cfg.codec.threads, total / 65536 + 1), &lo, &hi);
-    double ext[2] = {-lo, hi};
-    if (MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
-    eb = fzl::rel_to_abs(cfg.codec.eb, -ext[0], ext[1]);
-  }
-  if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(R, kind, p);
-  R.set_bound(eb);
-  R.in = static_cast<const uint8_t*>(input);
-  int rc = R.plan(counts, algorithm == ZCOLL_ALGO_RECURSIVE_DOUBLING ? Pieces::Layout::kWholeVector
-                                                                   : Pieces::Layout::kResultAndBlocks);
-  if (rc) return rc;
-
-  if (algorithm == ZCOLL_ALGO_RECURSIVE_DOUBLING) {
-    recursive_doubling_allreduce(R, out);
-  } else if (kind == Kind::kReduceScatter) {
-    ring_reduce_scatter(R, false, out);
-  } else {
-    ring_reduce_scatter(R, true, nullptr);
-    if (kind == Kind::kAllreduce) ring_allgather_pieces(R, out);
-    else gather_pieces(R, root, out);
-  }
-  return R.finish(algorithm, eb, t0);
+  for (size_t b : counts) total += b;
+  return run_collective(
+      c, collective, type, type_bytes(type, total), root, op,
+      [&](zcoll_dtype dt, Agreement& a) {
+        if (hashed_counts) a.set_counts(hashed_counts, p);
+        else a.count = plain_count;
+        a.add_range(dt, input, total, c.cfg.codec.threads);
+      },
+      [&](zcoll_dtype dt, double eb) {
+        Transport T(c, dt, op);
+        const zcoll_config& cfg = c.cfg;
+        T.cprp2p = configured_algorithm(cfg, collective) == ZCOLL_ALGO_CPRP2P;
+        // AUTO is DOC with a codec that does not combine (zcoll_comm_create refuses HOMOMORPHIC).
+        T.homomorphic = !T.cprp2p && cfg.reduction != ZCOLL_REDUCTION_DOC && cfg.codec.codec == ZCOLL_CODEC_FZL;
+        const Choice ch = select_algorithm(cfg, collective, p, total * T.es, T.homomorphic);
+        const bool doubling = ch.schedule == ZCOLL_ALGO_RECURSIVE_DOUBLING;
+        if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(T, collective, p);
+        T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks);
+        const bool whole_out = collective == ZCOLL_COLL_ALLREDUCE || (collective == ZCOLL_COLL_REDUCE && r == root);
+        for (int b = 0; b < p; ++b)
+          T.place(b, at(input, T.block_begin[b], T.es),
+                  whole_out ? at(out, T.block_begin[b], T.es)
+                            : (collective == ZCOLL_COLL_REDUCE_SCATTER && b == r ? out : nullptr));
+        if (doubling) {
+          recursive_doubling_allreduce(T);
+        } else if (collective == ZCOLL_COLL_REDUCE_SCATTER) {
+          ring_reduce_scatter(T, false);
+        } else {
+          ring_reduce_scatter(T, true);
+          // The input is consumed: from here on every block is a result that arrives.
+          for (int b = 0; b < p; ++b) T.block_src[b] = nullptr;
+          if (collective == ZCOLL_COLL_ALLREDUCE) {
+            std::vector<int> identity(p);
+            for (int x = 0; x < p; ++x) identity[x] = x;
+            ring_allgather(T, identity);
+          } else {
+            gather_reduced_blocks(T, root);
+          }
+        }
+        return T.finish(ch.reported());
+      },
+      plain);
 }
 
 // count elements in p blocks whose sizes differ by at most one.
@@ -118,10 +85,6 @@ std::vector<size_t> even_blocks(size_t count, int p) {
   std::vector<size_t> counts(p);
   for (int b = 0; b < p; ++b) counts[b] = count * (b + 1) / p - count * b / p;
   return counts;
-}
-
-bool supported(zcoll_comm_s& c, MPI_Datatype type, MPI_Op op, size_t count, zcoll_dtype* dt, int* cop) {
-  return c.size > 1 && combine_op(op, cop) && use_compression(c, type, type_bytes(type, count), dt);
 }
 
 }  // namespace
@@ -133,72 +96,52 @@ extern "C" {
 
 int zcoll_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, zcoll_comm comm) {
   if (!comm || count < 0 || (count > 0 && (!recvbuf || !sendbuf))) return ZCOLL_ERR_ARG;
-  zcoll_comm_s& c = *comm;
-  zcoll_dtype dt;
-  int cop;
-  if (supported(c, datatype, op, static_cast<size_t>(count), &dt, &cop))
-    return guarded([&] {
-      const std::vector<size_t> counts = even_blocks(static_cast<size_t>(count), c.size);
-      return reduction_engine(c, Kind::kAllreduce, sendbuf, recvbuf, counts.data(), dt, cop, 0);
-    });
-  plain(c);
-  return mpi_rc(MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, c.comm));
+  return zcoll::guarded([&] {
+    return reduction_call(*comm, ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, even_blocks(count, comm->size), datatype, op,
+                          -1, nullptr, count,
+                          [&] { return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm->comm); });
+  });
 }
 
 int zcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  zcoll_comm comm) {
   if (!comm) return ZCOLL_ERR_ARG;
-  zcoll_comm_s& c = *comm;
-  const bool is_root = c.rank == root;
-  if (count < 0 || root < 0 || root >= c.size || (count > 0 && (!sendbuf || (is_root && !recvbuf))) ||
+  const bool is_root = comm->rank == root;
+  if (count < 0 || root < 0 || root >= comm->size || (count > 0 && (!sendbuf || (is_root && !recvbuf))) ||
       (sendbuf == MPI_IN_PLACE && !is_root))
     return ZCOLL_ERR_ARG;
-  zcoll_dtype dt;
-  int cop;
-  if (supported(c, datatype, op, static_cast<size_t>(count), &dt, &cop))
-    return guarded([&] {
-      const std::vector<size_t> counts = even_blocks(static_cast<size_t>(count), c.size);
-      return reduction_engine(c, Kind::kReduce, sendbuf, recvbuf, counts.data(), dt, cop, root);
-    });
-  plain(c);
-  return mpi_rc(MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, c.comm));
+  return zcoll::guarded([&] {
+    return reduction_call(*comm, ZCOLL_COLL_REDUCE, sendbuf, recvbuf, even_blocks(count, comm->size), datatype, op,
+                          root, nullptr, count,
+                          [&] { return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm->comm); });
+  });
 }
 
 int zcoll_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                          zcoll_comm comm) {
   if (!comm || !recvcounts) return ZCOLL_ERR_ARG;
-  zcoll_comm_s& c = *comm;
   size_t total = 0;
-  for (int b = 0; b < c.size; ++b) {
+  for (int b = 0; b < comm->size; ++b) {
     if (recvcounts[b] < 0) return ZCOLL_ERR_ARG;
     total += static_cast<size_t>(recvcounts[b]);
   }
-  if ((recvcounts[c.rank] > 0 && !recvbuf) || (total > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
-  zcoll_dtype dt;
-  int cop;
-  if (supported(c, datatype, op, total, &dt, &cop))
-    return guarded([&] {
-      std::vector<size_t> counts(recvcounts, recvcounts + c.size);
-      return reduction_engine(c, Kind::kReduceScatter, sendbuf, recvbuf, counts.data(), dt, cop, 0);
-    });
-  plain(c);
-  return mpi_rc(MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, c.comm));
+  if ((recvcounts[comm->rank] > 0 && !recvbuf) || (total > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
+  return zcoll::guarded([&] {
+    const std::vector<size_t> counts(recvcounts, recvcounts + comm->size);
+    return reduction_call(*comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, counts, datatype, op, -1, recvcounts, 0,
+                          [&] { return MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm->comm); });
+  });
 }
 
 int zcoll_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                zcoll_comm comm) {
   if (!comm || recvcount < 0 || (recvcount > 0 && (!recvbuf || !sendbuf))) return ZCOLL_ERR_ARG;
-  zcoll_comm_s& c = *comm;
-  zcoll_dtype dt;
-  int cop;
-  const size_t total = static_cast<size_t>(recvcount) * c.size;
-  if (supported(c, datatype, op, total, &dt, &cop))
-    return guarded([&] {
-      std::vector<size_t> counts(c.size, static_cast<size_t>(recvcount));
-      return reduction_engine(c, Kind::kReduceScatter, sendbuf, recvbuf, counts.data(), dt, cop, 0);
-    });
-  plain(c);
-  return mpi_rc(MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, c.comm));
+  return zcoll::guarded([&] {
+    const std::vector<size_t> counts(comm->size, static_cast<size_t>(recvcount));
+    return reduction_call(*comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, counts, datatype, op, -1, nullptr,
+                          recvcount,
+                          [&] { return MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm->comm); });
+  });
 }
 
 }  // extern "C"

@@ -13,21 +13,18 @@
 #include <new>
 #include <vector>
 
-#include "coll/frontend.h"
+#include "common/comm.h"
+#include "common/mpi_util.h"
 
 namespace {
 
-using zcoll::StagingBuffer;
-using zcoll::coll::float_type;
-using zcoll::coll::guarded;
-using zcoll::coll::mpi_rc;
+using zcoll::float_type;
+using zcoll::guarded;
+using zcoll::mpi_rc;
+using zcoll::p2p::StagingBuffer;
 
 constexpr uint32_t kMagic = 0x3150435au;  // "ZCP1"
 constexpr size_t kEnvelopeBytes = 16;     // keeps the payload 16-byte aligned in staging
-// Enough buffers for a halo exchange or a batch of outstanding requests; beyond this the
-// smallest are given back, so an odd burst does not pin its memory until comm_free.
-constexpr size_t kPoolMax = 64;
-
 enum Kind : uint8_t { kRaw = 1, kCompressed = 2 };
 
 struct Envelope {
@@ -40,36 +37,6 @@ struct Envelope {
 static_assert(sizeof(Envelope) == kEnvelopeBytes, "envelope layout");
 
 size_t element_bytes(zcoll_dtype dt) { return dt == ZCOLL_FLOAT64 ? sizeof(double) : sizeof(float); }
-
-// Best fit from the pool; a new buffer only when none is large enough.
-int acquire(zcoll_comm_s& c, size_t need, StagingBuffer* out) {
-  std::vector<StagingBuffer>& pool = c.p2p_pool;
-  pool.reserve(kPoolMax + 1);  // release() then never allocates (it runs in destructors)
-  size_t best = pool.size();
-  for (size_t i = 0; i < pool.size(); ++i)
-    if (pool[i].cap >= need && (best == pool.size() || pool[i].cap < pool[best].cap)) best = i;
-  if (best < pool.size()) {
-    *out = std::move(pool[best]);
-    pool[best] = std::move(pool.back());
-    pool.pop_back();
-    return ZCOLL_SUCCESS;
-  }
-  out->data.reset(new (std::nothrow) uint8_t[need]);
-  out->cap = out->data ? need : 0;
-  return out->data ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY;
-}
-
-void release(zcoll_comm_s& c, StagingBuffer&& b) {
-  if (!b.data) return;
-  std::vector<StagingBuffer>& pool = c.p2p_pool;
-  pool.push_back(std::move(b));
-  if (pool.size() <= kPoolMax) return;
-  size_t smallest = 0;
-  for (size_t i = 1; i < pool.size(); ++i)
-    if (pool[i].cap < pool[smallest].cap) smallest = i;
-  pool[smallest] = std::move(pool.back());
-  pool.pop_back();
-}
 
 // MPI-3 counts are ints, so past INT_MAX bytes a message needs a derived type of 1 MiB
 // blocks; its signature is still a run of MPI_BYTE, so each side may split it its own
@@ -131,7 +98,7 @@ struct zcoll_request_s {
   // Only ever destroyed before its MPI request was posted or after it completed, so
   // the staging buffer is free for the next request.
   ~zcoll_request_s() {
-    if (comm) release(*comm, std::move(staging));
+    if (comm) comm->p2p_pool.release(std::move(staging));
     if (wire != MPI_BYTE) MPI_Type_free(&wire);
   }
 
@@ -167,18 +134,18 @@ int start_send(zcoll_request_s& r, zcoll_comm_s& c, const void* buf, int count, 
   zcoll_dtype dt;
   r.proc_null = dest == MPI_PROC_NULL;
   if (r.proc_null || !float_type(t, &dt)) {
-    zcoll::coll::plain(c);
+    c.record_plain();
     return r.proc_null ? ZCOLL_SUCCESS : mpi_rc(MPI_Isend(buf, count, t, dest, tag, c.p2p, &r.mpi));
   }
   const size_t raw = static_cast<size_t>(count) * element_bytes(dt);
   const bool compress = count > 0 && raw >= c.cfg.min_bytes;
   const size_t cap = compress ? zcoll_codec_bound(static_cast<size_t>(count), dt) : raw;
-  int rc = acquire(c, kEnvelopeBytes + cap, &r.staging);
+  int rc = c.p2p_pool.acquire(kEnvelopeBytes + cap, &r.staging);
   if (rc) return rc;
   uint8_t* payload = r.staging.data.get() + kEnvelopeBytes;
   size_t size = raw;
   double eb = 0;
-  const double t0 = zcoll::coll::now();
+  const double t0 = zcoll::now();
   if (compress)
     rc = zcoll_compress(&c.cfg.codec, dt, buf, static_cast<size_t>(count), payload, cap, &size, &eb);
   else if (raw)
@@ -193,7 +160,7 @@ int start_send(zcoll_request_s& r, zcoll_comm_s& c, const void* buf, int count, 
   c.last.eb_abs = eb;
   c.last.raw_bytes = raw;
   c.last.wire_bytes = kEnvelopeBytes + size;
-  c.last.t_compress = compress ? zcoll::coll::now() - t0 : 0;
+  c.last.t_compress = compress ? zcoll::now() - t0 : 0;
   return r.post_staging(kEnvelopeBytes + size, dest, tag, true);
 }
 
@@ -210,7 +177,7 @@ int start_recv(zcoll_request_s& r, zcoll_comm_s& c, void* buf, int count, MPI_Da
   // The bound is at least the raw size and grows with count, so every message of at
   // most `count` elements fits, compressed or not.
   const size_t cap = wire_capacity(kEnvelopeBytes + zcoll_codec_bound(static_cast<size_t>(count), r.dtype));
-  const int rc = acquire(c, cap, &r.staging);
+  const int rc = c.p2p_pool.acquire(cap, &r.staging);
   return rc ? rc : r.post_staging(cap, source, tag, false);
 }
 

@@ -1,0 +1,108 @@
+// The front end every collective shares (call.h).
+#include "coll/call.h"
+
+#include <cfloat>
+#include <cstring>
+
+#include "codec/fzl.h"
+
+namespace zcoll::coll {
+namespace {
+constexpr int kSelfTag = 7302;  // the transport uses 7301
+}  // namespace
+
+void Agreement::add_range(zcoll_dtype dt, const void* values, size_t n, int threads) {
+  if (!want_range) return;
+  double l = INFINITY, h = -INFINITY;
+  fzl::value_range(dt, values, n, fzl::thread_count(threads, n / 65536 + 1), &l, &h);
+  lo = std::min(lo, l);
+  hi = std::max(hi, h);
+}
+
+void Agreement::set_counts(const int* counts, int n) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (int i = 0; i < n; ++i) {
+    h ^= static_cast<uint32_t>(counts[i]);
+    h *= 1099511628211ull;
+  }
+  count = static_cast<double>(h >> 12);  // 52 bits: exact in a double
+  count_is_hash = true;
+}
+
+int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount, MPI_Datatype rtype,
+               MPI_Comm comm) {
+  if (stype == rtype && scount == rcount) {
+    if (rcount > 0) std::memcpy(dst, src, type_bytes(rtype, static_cast<size_t>(rcount)));
+    return ZCOLL_SUCCESS;
+  }
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  return mpi_rc(MPI_Sendrecv(src, scount, stype, me, kSelfTag, dst, rcount, rtype, me, kSelfTag, comm,
+                             MPI_STATUS_IGNORE));
+}
+
+bool wants_compression(const zcoll_comm_s& c, int collective, size_t bytes) {
+  const bool reduction = collective == ZCOLL_COLL_REDUCE_SCATTER || collective == ZCOLL_COLL_ALLREDUCE ||
+                         collective == ZCOLL_COLL_REDUCE;
+  if (reduction && c.size < 2) return false;
+  return configured_algorithm(c.cfg, collective) != ZCOLL_ALGO_MPI && bytes >= c.cfg.min_bytes;
+}
+
+namespace {
+// Slots of the agreement vector; each quantity q is sent as q and -q under MAX, so every
+// rank learns its minimum and maximum.
+enum Slot { kKind, kCount, kRoot, kOp, kRange, kPairs };
+}  // namespace
+
+int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
+  *compress = false;
+  const bool floats = a.kind != 0;
+  double v[2 * kPairs + 1];
+  auto put = [&](Slot s, double lo, double hi) {  // this rank's minimum and maximum
+    v[2 * s] = -lo;
+    v[2 * s + 1] = hi;
+  };
+  put(kKind, a.kind, a.kind);
+  // A rank whose type is not compressed knows no element count: it takes no part in that check.
+  put(kCount, floats ? a.count : INFINITY, floats ? a.count : -INFINITY);
+  put(kRoot, a.root, a.root);
+  put(kOp, a.op, a.op);
+  put(kRange, a.lo, a.hi);
+  v[2 * kPairs] = a.rc;
+  if (c.size > 1 &&
+      MPI_Allreduce(MPI_IN_PLACE, v, 2 * kPairs + 1, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
+  auto lo = [&](Slot s) { return -v[2 * s]; };
+  auto hi = [&](Slot s) { return v[2 * s + 1]; };
+  const char* name = zcoll_collective_name(collective);
+  if (v[2 * kPairs] != 0) {
+    const int worst = static_cast<int>(v[2 * kPairs]);
+    return a.rc ? a.rc : worst;
+  }
+  if (lo(kRoot) != hi(kRoot)) {
+    set_error_detail("%s: ranks disagree on the root (from %.0f to %.0f)", name, lo(kRoot), hi(kRoot));
+    return ZCOLL_ERR_MISMATCH;
+  }
+  if (lo(kOp) != hi(kOp)) {
+    set_error_detail("%s: ranks disagree on the reduction op", name);
+    return ZCOLL_ERR_MISMATCH;
+  }
+  if (lo(kKind) == 0) return ZCOLL_SUCCESS;  // some rank's type is not float or double: plain MPI everywhere
+  if (lo(kKind) != hi(kKind)) {
+    set_error_detail("%s: ranks disagree on the datatype (MPI_FLOAT on some, MPI_DOUBLE on others)", name);
+    return ZCOLL_ERR_MISMATCH;
+  }
+  if (lo(kCount) != hi(kCount)) {
+    if (a.count_is_hash) set_error_detail("%s: ranks pass different counts arrays", name);
+    else set_error_detail("%s: ranks disagree on the count (from %.0f to %.0f elements)", name, lo(kCount), hi(kCount));
+    return ZCOLL_ERR_MISMATCH;
+  }
+  a.lo = lo(kRange);
+  a.hi = hi(kRange);
+  const zcoll_codec_params& p = c.cfg.codec;
+  a.eb = p.eb_mode == ZCOLL_EB_ABS ? std::min(p.eb, DBL_MAX / 4) : fzl::rel_to_abs(p.eb, a.lo, a.hi);
+  *compress = true;
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace zcoll::coll

@@ -1,0 +1,34 @@
+// The second half of a reduce: every rank's reduced block travels, still compressed,
+// straight to the root, which decompresses its own while the others arrive.
+#include "coll/algorithms.h"
+
+namespace zcoll::coll {
+
+void gather_reduced_blocks(Transport& T, int root) {
+  const int p = T.c.size, r = T.c.rank;
+  Requests rq, sq;
+  if (r != root) {
+    for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i) {
+      T.raw += T.piece_count[i] * T.es;
+      T.isend(T.stored_slot(i), T.stored_len[i], root, sq);
+    }
+    T.wait_all(sq);
+    return;
+  }
+  std::vector<size_t> piece_of;
+  for (int b = 0; b < p; ++b) {
+    if (b == root) continue;
+    for (size_t i = T.first_piece[b]; i < T.first_piece[b + 1]; ++i) {
+      T.irecv(T.stored_slot(i), T.piece_cap(i), b, rq);
+      piece_of.push_back(i);
+    }
+  }
+  for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i) T.decompress(T.stored_slot(i), T.stored_len[i], i);
+  for (size_t j = 0; j < rq.size(); ++j) {
+    const size_t i = piece_of[j];
+    T.stored_len[i] = T.wait_recv(rq, j);
+    T.decompress(T.stored_slot(i), T.stored_len[i], i);
+  }
+}
+
+}  // namespace zcoll::coll

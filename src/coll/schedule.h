@@ -1,0 +1,80 @@
+// Who talks to whom, and which blocks move, at each step of each schedule: pure
+// functions of (rank, p, step), shared by the algorithm files and tested without MPI
+// (tests/test_schedule.cc simulates every rank of each schedule).
+#pragma once
+#include <algorithm>
+#include <vector>
+
+namespace zcoll::coll::schedule {
+
+inline int mod(int a, int p) { return ((a % p) + p) % p; }
+
+// Ring: in step k (0 .. p-2) rank r sends the block that started on rank r - k to
+// r + 1 and receives the one that started on r - k - 1 from r - 1.
+inline int ring_right(int r, int p) { return mod(r + 1, p); }
+inline int ring_left(int r, int p) { return mod(r - 1, p); }
+inline int ring_allgather_sent(int r, int p, int k) { return mod(r - k, p); }
+inline int ring_allgather_received(int r, int p, int k) { return mod(r - k - 1, p); }
+// Ring reduce-scatter: in step k (0 .. p-2) rank r sends its partial of block r - k - 1
+// and receives the partial of block r - k - 2; after p - 1 steps it holds block r.
+inline int ring_reduce_sent(int r, int p, int k) { return mod(r - k - 1, p); }
+inline int ring_reduce_received(int r, int p, int k) { return mod(r - k - 2, p); }
+
+// Pairwise exchange: in step k (1 .. p-1) rank r sends to r + k and receives from r - k.
+inline int pairwise_to(int r, int p, int k) { return mod(r + k, p); }
+inline int pairwise_from(int r, int p, int k) { return mod(r - k, p); }
+
+// Bruck: in the step of distance d (1, 2, 4, ... < p) rank r holds blocks r .. r + d - 1
+// (mod p) and sends the first min(d, p - d) of them to r - d, receiving those of
+// r + d .. from r + d.
+struct BruckStep {
+  int to, from;
+  std::vector<int> sent, received;  // block (= original owner) ids
+};
+inline BruckStep bruck_step(int r, int p, int d) {
+  BruckStep s{mod(r - d, p), mod(r + d, p), {}, {}};
+  for (int i = 0; i < std::min(d, p - d); ++i) {
+    s.sent.push_back(mod(r + i, p));
+    s.received.push_back(mod(r + d + i, p));
+  }
+  return s;
+}
+
+// Binomial tree over relative ranks v = (rank - root) mod p: v's parent differs in v's
+// lowest set bit; its subtree is v .. v + subtree(v) - 1; its children, largest subtree
+// first, are v + 2^j for 2^j below that bit.
+inline int binomial_subtree(int v, int p) { return v ? std::min(v & -v, p - v) : p; }
+inline std::vector<int> binomial_subtree_ids(int v, int p) {
+  std::vector<int> ids;
+  for (int u = v; u < v + binomial_subtree(v, p); ++u) ids.push_back(u);
+  return ids;
+}
+inline int binomial_parent(int v) { return v ? v - (v & -v) : -1; }
+inline std::vector<int> binomial_children(int v, int p) {
+  std::vector<int> kids;
+  int limit = v ? (v & -v) : 1;
+  if (!v)
+    while (limit < p) limit <<= 1;
+  for (int m = limit >> 1; m > 0; m >>= 1)
+    if (v + m < p) kids.push_back(v + m);
+  return kids;
+}
+
+// Recursive doubling for any p: the first 2 x rem ranks (rem = p - largest power of two
+// <= p) pair up; the even one hands its data to the odd one and sits out. The others
+// take part as new rank newrank and exchange with newrank ^ mask.
+struct Doubling {
+  int pof2, rem, newrank;  // newrank -1: sits out
+};
+inline Doubling doubling(int r, int p) {
+  int pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  const int rem = p - pof2;
+  return {pof2, rem, r < 2 * rem ? (r % 2 ? r / 2 : -1) : r - rem};
+}
+inline int doubling_peer(const Doubling& d, int mask) {
+  const int np = d.newrank ^ mask;
+  return np < d.rem ? np * 2 + 1 : np + d.rem;
+}
+
+}  // namespace zcoll::coll::schedule

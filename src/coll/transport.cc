@@ -1,0 +1,314 @@
+// The transport (transport.h): layout of blocks and pieces, the operations on one piece,
+// the messages that carry them, and the block-level exchange of the trees and Bruck.
+#include "coll/transport.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace zcoll::coll {
+
+// ------------------------------------------------------------------ layout
+
+void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout) {
+  params = c.cfg.codec;
+  params.eb_mode = ZCOLL_EB_ABS;
+  params.eb = eb;
+  params.ndims = 0;
+  const size_t chunk = params.chunk_len ? params.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
+  // The baseline sends whole blocks (capped so that a message's byte count fits MPI's
+  // int); the pipelined paths, pieces of a few chunks.
+  const size_t whole_cap = size_t{1} << 28;
+  block_begin.assign(nb + 1, 0);
+  first_piece.assign(nb + 1, 0);
+  block_src.assign(nb, nullptr);
+  block_dst.assign(nb, nullptr);
+  piece_begin.clear();
+  piece_count.clear();
+  piece_block.clear();
+  slot.clear();
+  size_t off = 0;
+  for (size_t b = 0; b < nb; ++b) {
+    block_begin[b + 1] = block_begin[b] + counts[b];
+    first_piece[b] = piece_begin.size();
+    const size_t len = cprp2p ? std::min(std::max<size_t>(counts[b], 1), whole_cap) : kChunksPerPiece * chunk;
+    const size_t block_off = off;
+    for (size_t e = 0; e < counts[b]; e += len) {
+      piece_begin.push_back(block_begin[b] + e);
+      piece_count.push_back(std::min(len, counts[b] - e));
+      piece_block.push_back(static_cast<int>(b));
+      slot.push_back(off);
+      off += piece_cap(piece_count.size() - 1);
+    }
+    max_block_bytes = std::max(max_block_bytes, off - block_off);
+  }
+  first_piece[nb] = piece_begin.size();
+  region_bytes = off;
+  const size_t npieces = piece_begin.size();
+  stored_len.assign(npieces, 0);
+  unpacked.assign(npieces, false);
+  // The baseline recompresses forwarded pieces into the send sets.
+  if (cprp2p && layout == Layout::kStored) layout = Layout::kStoredAndBlocks;
+  // The ring folds this rank's input straight into the partials it receives, so only
+  // recursive doubling keeps a compressed copy of it (own).
+  const bool whole = layout == Layout::kWholeVector;
+  const size_t set_bytes = layout == Layout::kStored ? 0 : whole ? region_bytes : max_block_bytes;
+  const size_t own_bytes = whole ? region_bytes : 0;
+  const size_t stored_bytes = layout == Layout::kBlockSets ? 0 : region_bytes;
+  uint8_t* a = c.reserve_arena(own_bytes + stored_bytes + 4 * set_bytes);
+  own = whole ? a : nullptr;
+  stored = stored_bytes ? a + own_bytes : nullptr;
+  for (int k = 0; k < 2; ++k) {
+    recv[k] = set_bytes ? a + own_bytes + stored_bytes + k * set_bytes : nullptr;
+    send[k] = set_bytes ? a + own_bytes + stored_bytes + (2 + k) * set_bytes : nullptr;
+  }
+}
+
+int Transport::finish(int algorithm) {
+  int worst = err;
+  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
+  c.last = zcoll_stats{};
+  c.last.compressed = 1;
+  c.last.algorithm = algorithm;
+  c.last.eb_abs = params.eb;
+  c.last.raw_bytes = raw;
+  c.last.wire_bytes = wire;
+  c.last.t_compress = t_codec;
+  c.last.t_decompress = t_decomp;
+  c.last.t_reduce = t_reduce;
+  c.last.t_comm = now() - c.call_start - t_codec - t_decomp - t_reduce;
+  return worst;
+}
+
+// ------------------------------------------------------------ piece operations
+
+size_t Transport::compress_values(const void* values, size_t i, uint8_t* dst) {
+  if (err) return 0;
+  const double t = now();
+  size_t len = 0;
+  const int rc = fzl::compress(&params, dtype, values, piece_count[i], dst, piece_cap(i), &len, nullptr);
+  t_codec += now() - t;
+  if (rc) fail(rc);
+  return rc ? 0 : len;
+}
+
+size_t Transport::combine(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, size_t i, uint8_t* out) {
+  if (err) return 0;
+  const double t = now();
+  size_t len = 0;
+  const int rc = fzl::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads);
+  t_reduce += now() - t;
+  if (rc) fail(rc);
+  return rc ? 0 : len;
+}
+
+size_t Transport::fold(const uint8_t* partial, size_t len, size_t i, uint8_t* out) {
+  if (err) return 0;
+  const double t = now();
+  size_t olen = 0;
+  const int rc = fzl::combine_values(op, piece_src(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
+                                     params.threads);
+  t_reduce += now() - t;
+  if (rc) fail(rc);
+  return rc ? 0 : olen;
+}
+
+namespace {
+template <class T>
+void apply(int op, T* acc, const void* values, size_t n) {
+  const auto* x = static_cast<const uint8_t*>(values);
+  for (size_t k = 0; k < n; ++k) {
+    T v;
+    std::memcpy(&v, x + k * sizeof(T), sizeof(T));
+    T& a = acc[k];
+    if (op == fzl::kCombineSum) a = a + v;
+    else if (a != a || v != v) a = a != a ? a : v;  // NaN wins, as on the homomorphic path
+    else if (op == fzl::kCombineMax) a = v > a ? v : a;
+    else a = v < a ? v : a;
+  }
+}
+}  // namespace
+
+size_t Transport::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t* out) {
+  if (err) return 0;
+  const double t = now();
+  const size_t n = piece_count[i];
+  // Always through the scratch: with MPI_IN_PLACE, the dst can be this very input piece.
+  if (values_.size() < n * es) values_.resize(n * es);
+  void* acc = values_.data();
+  int rc = fzl::decompress(partial, len, dtype, acc, n, params.threads);
+  const double t_op = now();
+  t_decomp += t_op - t;
+  if (!rc) {
+    if (dtype == ZCOLL_FLOAT32) apply(op, static_cast<float*>(acc), piece_src(i), n);
+    else apply(op, static_cast<double*>(acc), piece_src(i), n);
+  }
+  const double t_applied = now();
+  t_reduce += t_applied - t_op;
+  size_t olen = 0;
+  if (!rc && out) rc = fzl::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
+  if (!rc && !out && n) std::memcpy(piece_dst(i), acc, n * es);
+  t_codec += now() - t_applied;
+  if (rc) fail(rc);
+  return rc ? 0 : (out ? olen : 1);
+}
+
+void Transport::decompress(const uint8_t* s, size_t len, size_t i, void* to) {
+  if (err) return;
+  const double t = now();
+  const int rc = fzl::decompress(s, len, dtype, to ? to : piece_dst(i), piece_count[i], params.threads);
+  t_decomp += now() - t;
+  if (rc) fail(rc);
+}
+
+void Transport::unpack(size_t i) {
+  if (unpacked[i] || !kept(i)) return;
+  decompress(stored_slot(i), stored_len[i], i);
+  unpacked[i] = true;
+}
+
+// ------------------------------------------------------------------ messages
+
+void Transport::isend(const uint8_t* p, size_t len, int peer, Requests& reqs) {
+  MPI_Request r;
+  int rc;
+  if (err || len == 0) {
+    if (!err) fail(ZCOLL_ERR_INTERNAL);  // a piece without bytes: never valid
+    rc = MPI_Isend(&notice, sizeof notice, MPI_BYTE, peer, kTag, c.comm, &r);
+  } else {
+    wire += len;
+    rc = MPI_Isend(p, static_cast<int>(len), MPI_BYTE, peer, kTag, c.comm, &r);
+  }
+  if (rc != MPI_SUCCESS) {
+    fail(ZCOLL_ERR_MPI);
+    return;
+  }
+  reqs.req.push_back(r);
+  reqs.buf.push_back(nullptr);
+}
+
+void Transport::irecv(uint8_t* p, size_t cap, int peer, Requests& reqs) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (MPI_Irecv(p, static_cast<int>(cap), MPI_BYTE, peer, kTag, c.comm, &r) != MPI_SUCCESS) fail(ZCOLL_ERR_MPI);
+  reqs.req.push_back(r);
+  reqs.buf.push_back(p);
+}
+
+// The length of a completed receive; 0 after an error notice, whose code becomes ours.
+size_t Transport::received(const MPI_Status& st, const uint8_t* buf) {
+  int count = 0;
+  if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0) {
+    fail(ZCOLL_ERR_MPI);
+    return 0;
+  }
+  if (count == sizeof(int32_t)) {
+    int32_t code = ZCOLL_ERR_INTERNAL;
+    std::memcpy(&code, buf, sizeof code);
+    fail(code > 0 ? code : ZCOLL_ERR_INTERNAL);
+    return 0;
+  }
+  return static_cast<size_t>(count);
+}
+
+size_t Transport::wait_recv(Requests& reqs, size_t j) {
+  MPI_Status st;
+  if (reqs.req[j] == MPI_REQUEST_NULL) return 0;  // its post failed (recorded)
+  if (MPI_Wait(&reqs.req[j], &st) != MPI_SUCCESS) {
+    fail(ZCOLL_ERR_MPI);
+    return 0;
+  }
+  return received(st, reqs.buf[j]);
+}
+
+bool Transport::test_recv(Requests& reqs, size_t j, size_t* len) {
+  MPI_Status st;
+  int done = 0;
+  *len = 0;
+  if (reqs.req[j] == MPI_REQUEST_NULL) return true;  // its post failed, or it completed
+  if (MPI_Test(&reqs.req[j], &done, &st) != MPI_SUCCESS) {
+    fail(ZCOLL_ERR_MPI);
+    return true;
+  }
+  if (done) *len = received(st, reqs.buf[j]);
+  return done != 0;
+}
+
+void Transport::wait_all(Requests& reqs) {
+  if (!reqs.empty() && MPI_Waitall(static_cast<int>(reqs.size()), reqs.req.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    fail(ZCOLL_ERR_MPI);
+  reqs.clear();
+}
+
+void Transport::poll(Requests& sends) {
+  int done = 0;
+  if (!sends.empty()) MPI_Testall(static_cast<int>(sends.size()), sends.req.data(), &done, MPI_STATUSES_IGNORE);
+}
+
+// ---------------------------------------------------- block-level exchange
+
+void Transport::ready(size_t i) {
+  if (pending_[i] != MPI_REQUEST_NULL) {  // completed even after an error: no receive is left posted
+    Requests one;
+    one.req.push_back(pending_[i]);
+    one.buf.push_back(stored_slot(i));
+    stored_len[i] = wait_recv(one, 0);
+    pending_[i] = MPI_REQUEST_NULL;
+    if (cprp2p && !err) {  // the baseline decompresses every piece on arrival
+      void* to = piece_dst(i);
+      if (!to) {
+        relay_[i].resize(piece_count[i] * es);
+        to = relay_[i].data();
+      }
+      decompress(stored_slot(i), stored_len[i], i, to);
+      unpacked[i] = true;
+    }
+    return;
+  }
+  if (stored_len[i] || err || (cprp2p && piece_src(i))) return;  // CPRP2P compresses at each send
+  if (piece_src(i)) stored_len[i] = compress_src(i, stored_slot(i));
+  else fail(ZCOLL_ERR_INTERNAL);  // neither received nor owned: a schedule bug
+}
+
+void Transport::send_piece(size_t i, int peer, Requests& sends) {
+  raw += piece_count[i] * es;
+  if (!cprp2p || err) return isend(stored_slot(i), stored_len[i], peer, sends);
+  outgoing_.emplace_back(piece_cap(i));
+  isend(outgoing_.back().data(), compress_values(values_of(i), i, outgoing_.back().data()), peer, sends);
+}
+
+void Transport::exchange(const std::vector<Transfer>& recvs, const std::vector<Transfer>& sends) {
+  const size_t n = piece_begin.size();
+  pending_.assign(n, MPI_REQUEST_NULL);
+  if (cprp2p) relay_.resize(n);
+  for (const Transfer& t : recvs)
+    for (int b : t.blocks)
+      for (size_t i = first_piece[b]; i < first_piece[b + 1]; ++i) {
+        Requests one;
+        irecv(stored_slot(i), piece_cap(i), t.peer, one);
+        pending_[i] = one.req[0];
+        stored_len[i] = 0;
+      }
+  // Each piece goes to every peer that wants it as soon as it is ready, before this
+  // rank spends time unpacking it.
+  Requests out;
+  std::vector<bool> sent(n, false);
+  for (const Transfer& t : sends)
+    for (int b : t.blocks)
+      for (size_t i = first_piece[b]; i < first_piece[b + 1]; ++i) {
+        if (sent[i]) continue;
+        sent[i] = true;
+        ready(i);
+        for (const Transfer& u : sends)
+          if (std::find(u.blocks.begin(), u.blocks.end(), b) != u.blocks.end()) send_piece(i, u.peer, out);
+        poll(out);
+        unpack(i);
+      }
+  for (size_t i = 0; i < n; ++i)
+    if (pending_[i] != MPI_REQUEST_NULL) {
+      ready(i);
+      unpack(i);
+    }
+  wait_all(out);
+  outgoing_.clear();
+}
+
+}  // namespace zcoll::coll

@@ -1,0 +1,187 @@
+// The one transport of the compressed collectives. A collective's vector is split into
+// blocks (block b goes to, comes from, or is reduced on one rank, or is one part of a
+// broadcast), and each block into pieces of a few codec chunks. Every piece is its own
+// stream and its own MPI message, so compressing, combining or decompressing one piece
+// overlaps with the transfers of the others, and a receive is posted into a slot of the
+// piece's worst-case size, so no rank needs to learn a compressed size first.
+//
+// Two policies:
+//   compress once   a block is compressed by the rank that owns it (at its first send)
+//                   and forwarded as bytes; each rank that keeps it decompresses it once;
+//   CPRP2P          the published baseline: whole blocks, decompressed on arrival and
+//                   compressed again before every send.
+//
+// Errors: after a failure a rank keeps the schedule going, sending an error notice (a
+// 4-byte message carrying its zcoll code; no stream is that short) instead of each
+// piece, so every rank runs to the end and nobody waits forever; finish() then gives
+// every rank the same code.
+//
+// Buffers live in the communicator's arena, each a region with one slot per piece at
+// the piece's worst-case compressed size (only written bytes are touched):
+//   own      this rank's input, compressed once (recursive doubling);
+//   stored   pieces a rank holds compressed: received, compressed for sending, reduced;
+//   recv[2], send[2]  one block of pieces in flight each (ring reduce-scatter, alltoall),
+//            or a whole-vector region for the partner's streams (recursive doubling).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "codec/fzl.h"
+#include "common/comm.h"
+#include "common/mpi_util.h"
+
+namespace zcoll::coll {
+
+inline constexpr int kTag = 7301;
+inline constexpr size_t kChunksPerPiece = 4;
+
+// Requests of one set of messages; for receives, where each one lands (a notice's code
+// is read there).
+struct Requests {
+  std::vector<MPI_Request> req;
+  std::vector<uint8_t*> buf;
+  void clear() {
+    req.clear();
+    buf.clear();
+  }
+  bool empty() const { return req.empty(); }
+  size_t size() const { return req.size(); }
+};
+
+// A block list to receive from, or send to, one peer (tree and Bruck schedules).
+struct Transfer {
+  int peer;
+  std::vector<int> blocks;
+};
+
+struct Transport {
+  zcoll_comm_s& c;
+  zcoll_dtype dtype;
+  size_t es;
+  int op;                    // fzl::CombineOp (reductions)
+  bool homomorphic = false;  // reductions: combine compressed pieces, else decompress-operate-compress
+  bool cprp2p = false;       // the baseline policy (see above)
+  zcoll_codec_params params; // ABS, the per-input bound
+
+  // Blocks and pieces, in elements of the collective's vector.
+  std::vector<size_t> block_begin;  // nblocks + 1
+  std::vector<size_t> first_piece;  // nblocks + 1: block b's pieces are [first_piece[b], first_piece[b+1])
+  std::vector<size_t> piece_begin, piece_count, slot;  // slot: the piece's offset in a region
+  std::vector<int> piece_block;
+  // Where block b's values are on this rank (src: it has them from the start; dst: they
+  // must end up there). Unset when the rank only forwards the block.
+  std::vector<const void*> block_src;
+  std::vector<void*> block_dst;
+  size_t region_bytes = 0, max_block_bytes = 0;
+
+  uint8_t *own = nullptr, *stored = nullptr, *recv[2] = {nullptr, nullptr}, *send[2] = {nullptr, nullptr};
+  std::vector<size_t> stored_len;  // 0: the piece is not in stored (yet)
+  std::vector<bool> unpacked;      // the piece's values are at its dst (or, CPRP2P, in relay)
+
+  int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see above)
+  int32_t notice = 0;       // what error notices carry: err, kept here while sends are in flight
+  double t_codec = 0, t_decomp = 0, t_reduce = 0;  // t_reduce: combining, homomorphic or on values
+  size_t wire = 0, raw = 0;
+
+  Transport(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op = fzl::kCombineSum)
+      : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {
+    if (c.debug_fail) fail(c.debug_fail);
+  }
+
+  // Which regions plan() carves (see above).
+  enum class Layout {
+    kStored,           // stored only
+    kBlockSets,        // recv[2], send[2]
+    kStoredAndBlocks,  // stored, recv[2], send[2]
+    kWholeVector,      // own, stored, and recv[2], send[2] spanning every piece
+  };
+  // The communicator's codec settings with the absolute bound eb; blocks (counts[b]
+  // elements each, nblocks of them) and pieces; the arena's regions.
+  void plan(double eb, const size_t* counts, size_t nblocks, Layout layout);
+  // Sets block_src / block_dst of block b (nullptr for none).
+  void place(int b, const void* src, void* dst) {
+    block_src[b] = src;
+    block_dst[b] = dst;
+  }
+  // After the schedule: every rank returns the same outcome (the worst error anywhere),
+  // and the call's statistics go to the communicator.
+  int finish(int algorithm);
+
+  size_t nblocks() const { return block_begin.size() - 1; }
+  size_t piece_cap(size_t i) const { return zcoll_codec_bound(piece_count[i], dtype); }
+  // Byte offset of piece i inside a one-block region (recv/send sets).
+  size_t block_slot(size_t i) const { return slot[i] - slot[first_piece[piece_block[i]]]; }
+  uint8_t* stored_slot(size_t i) const { return stored + slot[i]; }
+  size_t offset_in_block(size_t i) const { return piece_begin[i] - block_begin[piece_block[i]]; }
+  const void* piece_src(size_t i) const {
+    const void* s = block_src[piece_block[i]];
+    return s ? at(s, offset_in_block(i), es) : nullptr;
+  }
+  void* piece_dst(size_t i) const {
+    void* d = block_dst[piece_block[i]];
+    return d ? at(d, offset_in_block(i), es) : nullptr;
+  }
+  // Where piece i's values are on this rank (CPRP2P compresses them again to send them).
+  const void* values_of(size_t i) const {
+    if (const void* s = piece_src(i)) return s;
+    if (void* d = piece_dst(i)) return d;
+    return i < relay_.size() ? relay_[i].data() : nullptr;
+  }
+  // The block's values arrive here and are not this rank's own.
+  bool kept(size_t i) const { return block_dst[piece_block[i]] && !block_src[piece_block[i]]; }
+
+  // ---- piece operations (errors recorded in err; lengths 0 after one)
+  // Compresses values (piece i's src by default) to dst; returns the length.
+  size_t compress_values(const void* values, size_t i, uint8_t* dst);
+  size_t compress_src(size_t i, uint8_t* dst) { return compress_values(piece_src(i), i, dst); }
+  // Homomorphic: out = op(a, b); returns the length.
+  size_t combine(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, size_t i, uint8_t* out);
+  // Homomorphic: out = op(piece i's src, partial), the values quantized on the way
+  // (zcoll_combine_values) instead of compressed first; returns the length.
+  size_t fold(const uint8_t* partial, size_t len, size_t i, uint8_t* out);
+  // DOC: decompress a partial result, apply op with piece i's src, and either compress
+  // it to out (returns its length) or, with out == nullptr, store the values at piece_dst.
+  size_t doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t* out);
+  // Piece i's stream s to its dst (or to `to`).
+  void decompress(const uint8_t* s, size_t len, size_t i, void* to = nullptr);
+  // Decompresses stored piece i to its dst once, if this rank keeps it.
+  void unpack(size_t i);
+
+  // ---- messages: one per piece (a 4-byte message is an error notice instead)
+  void isend(const uint8_t* p, size_t len, int peer, Requests& reqs);
+  void irecv(uint8_t* p, size_t cap, int peer, Requests& reqs);
+  // Waits for receive j; returns its length, or 0 after a notice or MPI error.
+  size_t wait_recv(Requests& reqs, size_t j);
+  // Completes receive j if it has arrived: true, and its length in *len (0 as for
+  // wait_recv); false while it is in flight.
+  bool test_recv(Requests& reqs, size_t j, size_t* len);
+  void wait_all(Requests& reqs);
+  // Lets MPI progress the listed sends between pieces of work.
+  void poll(Requests& sends);
+  // Sends stored piece i to peer (counted as raw data sent). CPRP2P compresses the
+  // piece's values again for each send.
+  void send_piece(size_t i, int peer, Requests& sends);
+  // Block-level exchange (trees, Bruck): posts the receives, sends every listed block
+  // piece by piece in the order given (compressing this rank's own blocks at their
+  // first send, forwarding received pieces as soon as they arrive, and unpacking each
+  // kept piece right after its sends), then completes the remaining receives.
+  void exchange(const std::vector<Transfer>& recvs, const std::vector<Transfer>& sends);
+
+  void fail(int code) {
+    if (!err) err = notice = code;
+  }
+
+ private:
+  size_t received(const MPI_Status& st, const uint8_t* buf);
+  // Makes stored piece i available: waits for its receive, or compresses this rank's
+  // own values (the first time).
+  void ready(size_t i);
+  std::vector<MPI_Request> pending_;               // exchange(): receive by piece
+  std::vector<std::vector<uint8_t>> relay_;        // CPRP2P: values of pieces only passed on
+  std::deque<std::vector<uint8_t>> outgoing_;      // CPRP2P: streams of sends in flight
+  std::vector<uint8_t> values_;                    // doc_step's piece of values
+};
+
+}  // namespace zcoll::coll

@@ -1,0 +1,237 @@
+// zcoll communicators: creation checks each rank's settings, applies the environment's
+// per-collective algorithms, and makes every rank agree on them (issue: ranks that
+// disagree must get one clear error, never a silent wrong result or a hang).
+#include "common/comm.h"
+
+#include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "codec/fzl.h"
+#include "coll/select.h"
+#include "common/mpi_util.h"
+
+namespace {
+
+// Local validation of a configuration, environment applied. Returns a zcoll code and
+// says what is wrong through the error detail.
+int validate(zcoll_config& cfg) {
+  const zcoll_codec_params& p = cfg.codec;
+  const zcoll::fzl::ChunkCodec* codec = zcoll::fzl::chunk_codec(p.codec);
+  if (!codec) {
+    zcoll::set_error_detail("unknown codec id %d", p.codec);
+    return ZCOLL_ERR_CODEC;
+  }
+  // Homomorphic reductions combine the codec's integers: fzl only.
+  if (cfg.reduction == ZCOLL_REDUCTION_HOMOMORPHIC && !codec->homomorphic) {
+    zcoll::set_error_detail("reduction HOMOMORPHIC needs a codec that combines (fzl), not %s", codec->name);
+    return ZCOLL_ERR_CODEC;
+  }
+  const char* bad = nullptr;
+  if (p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) bad = "codec.eb_mode";
+  else if (!std::isfinite(p.eb) || !(p.eb > 0)) bad = "codec.eb (a positive finite number)";
+  else if (p.threads < 0) bad = "codec.threads";
+  else if (p.chunk_len && (p.chunk_len % 32 || p.chunk_len > ZCOLL_MAX_CHUNK_LEN)) bad = "codec.chunk_len";
+  else if (cfg.algorithm < ZCOLL_ALGO_AUTO || !zcoll_algorithm_name(cfg.algorithm)) bad = "algorithm";
+  else if (cfg.reduction < ZCOLL_REDUCTION_AUTO || cfg.reduction > ZCOLL_REDUCTION_DOC) bad = "reduction";
+  else if (cfg.bound_target != ZCOLL_BOUND_INPUT && cfg.bound_target != ZCOLL_BOUND_RESULT) bad = "bound_target";
+  if (bad) {
+    zcoll::set_error_detail("invalid setting %s", bad);
+    return ZCOLL_ERR_ARG;
+  }
+  for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k) {
+    std::string var = std::string("ZCOLL_") + zcoll_collective_name(k) + "_ALGORITHM";
+    for (char& ch : var) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+    const char* env = std::getenv(var.c_str());
+    if (env && *env && zcoll_algorithm_from_name(env, &cfg.algorithms[k]) != ZCOLL_SUCCESS) {
+      zcoll::set_error_detail("%s=%s is not an algorithm name", var.c_str(), env);
+      return ZCOLL_ERR_ARG;
+    }
+    if (!zcoll::coll::algorithm_applies(k, cfg.algorithms[k])) {
+      const char* name = zcoll_algorithm_name(cfg.algorithms[k]);
+      zcoll::set_error_detail("algorithms[%s] = %s: %s has no such algorithm", zcoll_collective_name(k),
+                              name ? name : "(unknown)", zcoll_collective_name(k));
+      return ZCOLL_ERR_ARG;
+    }
+  }
+  return ZCOLL_SUCCESS;
+}
+
+// The settings that decide code paths and streams, as numbers every rank must share.
+// Threads are left out: streams are the same for any thread count.
+struct Setting {
+  char name[40];
+  uint64_t value;
+  enum Kind { kInt, kDouble, kAlgorithm } kind;
+};
+
+std::vector<Setting> settings_of(const zcoll_config& cfg) {
+  std::vector<Setting> s;
+  auto add = [&](const char* name, uint64_t v, Setting::Kind k) {
+    Setting x{};
+    std::snprintf(x.name, sizeof x.name, "%s", name);
+    x.value = v;
+    x.kind = k;
+    s.push_back(x);
+  };
+  uint64_t eb_bits;
+  std::memcpy(&eb_bits, &cfg.codec.eb, sizeof eb_bits);
+  add("codec", static_cast<uint64_t>(cfg.codec.codec), Setting::kInt);
+  add("eb_mode", static_cast<uint64_t>(cfg.codec.eb_mode), Setting::kInt);
+  add("eb", eb_bits, Setting::kDouble);
+  add("chunk_len", cfg.codec.chunk_len ? cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN, Setting::kInt);
+  add("min_bytes", cfg.min_bytes, Setting::kInt);
+  add("algorithm", static_cast<uint64_t>(cfg.algorithm), Setting::kAlgorithm);
+  for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k) {
+    char name[40];
+    std::snprintf(name, sizeof name, "algorithms[%s]", zcoll_collective_name(k));
+    add(name, static_cast<uint64_t>(cfg.algorithms[k]), Setting::kAlgorithm);
+  }
+  add("reduction", static_cast<uint64_t>(cfg.reduction), Setting::kInt);
+  add("bound_target", static_cast<uint64_t>(cfg.bound_target), Setting::kInt);
+  return s;
+}
+
+std::string show(const Setting& s, uint64_t v) {
+  char buf[64];
+  if (s.kind == Setting::kDouble) {
+    double d;
+    std::memcpy(&d, &v, sizeof d);
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+  } else if (s.kind == Setting::kAlgorithm && zcoll_algorithm_name(static_cast<int>(v))) {
+    std::snprintf(buf, sizeof buf, "%s", zcoll_algorithm_name(static_cast<int>(v)));
+  } else {
+    std::snprintf(buf, sizeof buf, "%" PRIu64, v);
+  }
+  return buf;
+}
+
+// One allreduce of [local code, settings, ~settings] under MAX gives every rank the
+// worst code and each setting's minimum and maximum. Only on failure does a second
+// allreduce find which ranks hold which value, for the message.
+int agree(MPI_Comm comm, int rank, int local_rc, const zcoll_config* cfg) {
+  zcoll_config fallback;
+  zcoll_config_init(&fallback);
+  const std::vector<Setting> s = settings_of(local_rc == ZCOLL_SUCCESS ? *cfg : fallback);
+  const size_t n = s.size();
+  std::vector<uint64_t> v(1 + 2 * n);
+  v[0] = static_cast<uint64_t>(local_rc);
+  for (size_t i = 0; i < n; ++i) {
+    v[1 + i] = s[i].value;
+    v[1 + n + i] = ~s[i].value;
+  }
+  if (MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
+  const bool failed = v[0] != ZCOLL_SUCCESS;
+  size_t differs = n;
+  for (size_t i = 0; i < n && !failed; ++i)
+    if (v[1 + i] != ~v[1 + n + i]) differs = i;
+  if (!failed && differs == n) return ZCOLL_SUCCESS;
+  // Who: the lowest rank that failed, or the lowest ranks holding the setting's
+  // minimum and some other value.
+  int who[2] = {INT_MAX, INT_MAX};
+  if (failed) {
+    if (local_rc) who[0] = rank;
+  } else {
+    const bool at_min = s[differs].value == ~v[1 + n + differs];
+    who[at_min ? 0 : 1] = rank;
+  }
+  if (MPI_Allreduce(MPI_IN_PLACE, who, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  if (failed) {
+    if (!local_rc)
+      zcoll::set_error_detail("zcoll_comm_create failed on rank %d (error %d: %s); every rank returns an error",
+                              who[0], static_cast<int>(v[0]), zcoll_strerror(static_cast<int>(v[0])));
+    return local_rc ? local_rc : static_cast<int>(v[0]);
+  }
+  const Setting& d = s[differs];
+  const uint64_t lo = ~v[1 + n + differs], hi = v[1 + differs];
+  zcoll::set_error_detail(
+      "setting %s differs across ranks: rank %d has %s, rank %d another value (they range from %s to %s); it must be "
+      "the same on every rank",
+      d.name, who[0], show(d, lo).c_str(), who[1], show(d, lo).c_str(), show(d, hi).c_str());
+  return ZCOLL_ERR_MISMATCH;
+}
+
+int debug_fail_code(int rank) {
+  const char* env = std::getenv("ZCOLL_DEBUG_FAIL");
+  int who = -1, code = 0;
+  if (env && std::sscanf(env, "%d:%d", &who, &code) == 2 && who == rank) return code;
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+void zcoll_config_init(zcoll_config* cfg) {
+  if (!cfg) return;
+  *cfg = zcoll_config{};
+  zcoll_codec_params_init(&cfg->codec);
+  cfg->min_bytes = ZCOLL_DEFAULT_MIN_BYTES;
+  cfg->algorithm = ZCOLL_ALGO_AUTO;
+  for (int& a : cfg->algorithms) a = ZCOLL_ALGO_AUTO;
+}
+
+int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
+  zcoll::clear_error_detail();
+  if (out) *out = nullptr;
+  if (comm == MPI_COMM_NULL) return ZCOLL_ERR_ARG;
+  int rank = 0;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  // A rank with a bad argument still takes part in the agreement, so that the others
+  // return an error too instead of waiting in MPI_Comm_dup.
+  zcoll_config mine;
+  int rc = ZCOLL_SUCCESS;
+  if (!out || !cfg) {
+    zcoll::set_error_detail("NULL %s", out ? "config" : "zcomm");
+    rc = ZCOLL_ERR_ARG;
+  } else {
+    mine = *cfg;
+    mine.codec.ndims = 0;
+    rc = validate(mine);
+  }
+  rc = agree(comm, rank, rc, &mine);
+  if (rc) return rc;
+  zcoll_comm_s* c = new (std::nothrow) zcoll_comm_s;
+  if (!c) return ZCOLL_ERR_NO_MEMORY;  // as MPI_Comm_dup would after its own failure
+  c->cfg = mine;
+  if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
+    delete c;
+    return ZCOLL_ERR_MPI;
+  }
+  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  if (MPI_Comm_dup(c->comm, &c->p2p) != MPI_SUCCESS) {
+    MPI_Comm_free(&c->comm);
+    delete c;
+    return ZCOLL_ERR_MPI;
+  }
+  MPI_Comm_set_errhandler(c->p2p, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(c->comm, &c->rank);
+  MPI_Comm_size(c->comm, &c->size);
+  c->debug_fail = debug_fail_code(c->rank);
+  *out = c;
+  return ZCOLL_SUCCESS;
+}
+
+int zcoll_comm_free(zcoll_comm* zc) {
+  if (!zc || !*zc) return ZCOLL_ERR_ARG;
+  const bool ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS;
+  const int rc = MPI_Comm_free(&(*zc)->comm) == MPI_SUCCESS && ok ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI;
+  delete *zc;
+  *zc = nullptr;
+  return rc;
+}
+
+int zcoll_last_stats(zcoll_comm c, zcoll_stats* stats) {
+  if (!c || !stats) return ZCOLL_ERR_ARG;
+  *stats = c->last;
+  return ZCOLL_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,43 @@
+// A zcoll communicator: duplicates of the user's communicator (so zcoll's messages
+// never match the application's), the settings every rank agreed on at creation, and
+// the buffers reused across calls.
+#pragma once
+#include "zcoll.h"  // brings <mpi.h> without the MPI C++ bindings
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "p2p/staging_pool.h"
+
+struct zcoll_comm_s {
+  MPI_Comm comm = MPI_COMM_NULL;  // the collectives' duplicate, errors returned rather than fatal
+  // A second duplicate for zcoll_send/zcoll_recv: a receive with MPI_ANY_TAG pending
+  // across a collective must not match the collective's internal messages.
+  MPI_Comm p2p = MPI_COMM_NULL;
+  zcoll::p2p::StagingPool p2p_pool;
+  int rank = 0, size = 1;
+  zcoll_config cfg;  // identical on every rank (checked at creation), environment applied
+  zcoll_stats last{};
+  double call_start = 0;  // MPI_Wtime() when the current collective began (for its stats)
+  // Test hook (ZCOLL_DEBUG_FAIL=<rank>:<code>): this rank's compressed collectives fail
+  // their first codec operation with this code, so tests can check that a failure on
+  // one rank reaches every rank intact.
+  int debug_fail = ZCOLL_SUCCESS;
+  // Compressed bytes of the current call (reused; grows, never shrinks).
+  std::unique_ptr<uint8_t[]> arena;
+  size_t arena_cap = 0;
+
+  uint8_t* reserve_arena(size_t bytes) {
+    if (arena_cap < bytes) {
+      arena.reset();
+      arena.reset(new uint8_t[bytes]);
+      arena_cap = bytes;
+    }
+    return arena.get();
+  }
+  void record_plain() {
+    last = zcoll_stats{};
+    last.algorithm = ZCOLL_ALGO_MPI;
+  }
+};

@@ -1,0 +1,161 @@
+// The collectives' schedules (src/coll/schedule.h) without MPI: every rank of each
+// schedule is simulated step by step, checking that each send meets the matching
+// receive, that a rank only sends what it holds, and that every rank ends with what the
+// collective promises. Rank counts 1..40 cover powers of two and the odd shapes between.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "coll/schedule.h"
+
+namespace s = zcoll::coll::schedule;
+
+namespace {
+
+constexpr int kMaxRanks = 40;
+
+TEST(Schedule, RingAllgatherDeliversEveryBlockOnce) {
+  for (int p = 1; p <= kMaxRanks; ++p) {
+    std::vector<std::set<int>> held(p);
+    for (int r = 0; r < p; ++r) held[r].insert(r);
+    for (int k = 0; k < p - 1; ++k) {
+      std::vector<std::set<int>> next = held;
+      for (int r = 0; r < p; ++r) {
+        const int right = s::ring_right(r, p), sent = s::ring_allgather_sent(r, p, k);
+        ASSERT_TRUE(held[r].count(sent)) << "p " << p << " step " << k << ": rank " << r << " sends a block it lacks";
+        EXPECT_EQ(s::ring_left(right, p), r);
+        EXPECT_EQ(s::ring_allgather_received(right, p, k), sent) << "p " << p << " step " << k;
+        EXPECT_FALSE(held[right].count(sent)) << "p " << p << ": block " << sent << " reaches rank " << right << " twice";
+        next[right].insert(sent);
+      }
+      held.swap(next);
+    }
+    for (int r = 0; r < p; ++r) EXPECT_EQ(static_cast<int>(held[r].size()), p) << "p " << p << " rank " << r;
+  }
+}
+
+TEST(Schedule, RingReduceScatterSumsEveryInputOnce) {
+  for (int p = 2; p <= kMaxRanks; ++p) {
+    // partial[r][b]: the ranks whose input is in rank r's partial of block b.
+    std::vector<std::vector<std::set<int>>> partial(p, std::vector<std::set<int>>(p));
+    std::vector<std::vector<std::set<int>>> inbox(p, std::vector<std::set<int>>(p));
+    for (int k = 0; k < p; ++k) {
+      for (int r = 0; r < p; ++r) {  // each rank adds its input to the block it works on
+        const int b = s::ring_reduce_sent(r, p, k);
+        std::set<int> acc = k ? inbox[r][b] : std::set<int>{};
+        EXPECT_FALSE(acc.count(r)) << "p " << p << ": rank " << r << " adds its input to block " << b << " twice";
+        acc.insert(r);
+        partial[r][b] = acc;
+      }
+      if (k == p - 1) break;
+      for (int r = 0; r < p; ++r) {
+        const int right = s::ring_right(r, p), b = s::ring_reduce_sent(r, p, k);
+        EXPECT_EQ(s::ring_reduce_received(right, p, k), b);
+        inbox[right][b] = partial[r][b];
+      }
+    }
+    for (int r = 0; r < p; ++r) EXPECT_EQ(static_cast<int>(partial[r][r].size()), p) << "p " << p << " rank " << r;
+  }
+}
+
+TEST(Schedule, PairwiseStepsArePermutationsCoveringEveryPair) {
+  for (int p = 1; p <= kMaxRanks; ++p) {
+    std::set<std::pair<int, int>> pairs;
+    for (int k = 1; k < p; ++k) {
+      std::set<int> targets;
+      for (int r = 0; r < p; ++r) {
+        const int to = s::pairwise_to(r, p, k);
+        EXPECT_EQ(s::pairwise_from(to, p, k), r);
+        EXPECT_TRUE(targets.insert(to).second) << "p " << p << " step " << k << ": rank " << to << " gets two messages";
+        EXPECT_TRUE(pairs.insert({r, to}).second);
+      }
+    }
+    EXPECT_EQ(static_cast<int>(pairs.size()), p * (p - 1));
+  }
+}
+
+TEST(Schedule, BruckDeliversEveryBlock) {
+  for (int p = 1; p <= kMaxRanks; ++p) {
+    std::vector<std::set<int>> held(p);
+    for (int r = 0; r < p; ++r) held[r].insert(r);
+    for (int d = 1; d < p; d *= 2) {
+      std::vector<std::set<int>> next = held;
+      for (int r = 0; r < p; ++r) {
+        const s::BruckStep st = s::bruck_step(r, p, d);
+        const s::BruckStep peer = s::bruck_step(st.to, p, d);
+        EXPECT_EQ(peer.from, r);
+        EXPECT_EQ(peer.received, st.sent) << "p " << p << " d " << d;
+        for (int b : st.sent) {
+          ASSERT_TRUE(held[r].count(b)) << "p " << p << " d " << d << ": rank " << r << " sends block " << b;
+          next[st.to].insert(b);
+        }
+      }
+      held.swap(next);
+    }
+    for (int r = 0; r < p; ++r) EXPECT_EQ(static_cast<int>(held[r].size()), p) << "p " << p << " rank " << r;
+  }
+}
+
+// Binomial tree: every non-root has one parent that lists it as a child, subtrees
+// partition the ranks, and a bcast in rounds reaches everybody in ceil(log2 p) rounds.
+TEST(Schedule, BinomialTreeIsATreeOfSubtrees) {
+  for (int p = 1; p <= kMaxRanks; ++p) {
+    std::vector<int> parent_count(p, 0);
+    for (int v = 0; v < p; ++v) {
+      std::vector<int> covered{v};
+      for (int kid : s::binomial_children(v, p)) {
+        EXPECT_EQ(s::binomial_parent(kid), v);
+        ++parent_count[kid];
+        const std::vector<int> ids = s::binomial_subtree_ids(kid, p);
+        covered.insert(covered.end(), ids.begin(), ids.end());
+      }
+      std::sort(covered.begin(), covered.end());
+      EXPECT_EQ(covered, s::binomial_subtree_ids(v, p)) << "p " << p << ": subtree of " << v;
+    }
+    for (int v = 1; v < p; ++v) EXPECT_EQ(parent_count[v], 1) << "p " << p << " v " << v;
+    EXPECT_EQ(static_cast<int>(s::binomial_subtree_ids(0, p).size()), p);
+    // Rounds: a child is served after its parent has the data.
+    std::vector<int> round(p, -1);
+    round[0] = 0;
+    int depth = 0;
+    for (int v = 0; v < p; ++v) {  // parents have smaller relative ranks than their children
+      ASSERT_GE(round[v], 0) << "p " << p << ": v " << v << " not reached";
+      int t = round[v];
+      for (int kid : s::binomial_children(v, p)) round[kid] = ++t;
+      depth = std::max(depth, t);
+    }
+    int log2p = 0;
+    while ((1 << log2p) < p) ++log2p;
+    EXPECT_EQ(depth, log2p) << "p " << p;
+  }
+}
+
+TEST(Schedule, RecursiveDoublingCombinesEveryRankOnce) {
+  for (int p = 1; p <= kMaxRanks; ++p) {
+    std::vector<std::multiset<int>> have(p);
+    for (int r = 0; r < p; ++r) have[r].insert(r);
+    std::vector<s::Doubling> d(p);
+    for (int r = 0; r < p; ++r) d[r] = s::doubling(r, p);
+    for (int r = 0; r < 2 * d[0].rem; r += 2) have[r + 1].insert(have[r].begin(), have[r].end());
+    for (int mask = 1; mask < d[0].pof2; mask <<= 1) {
+      std::vector<std::multiset<int>> next = have;
+      for (int r = 0; r < p; ++r) {
+        if (d[r].newrank < 0) continue;
+        const int peer = s::doubling_peer(d[r], mask);
+        ASSERT_GE(d[peer].newrank, 0);
+        EXPECT_EQ(s::doubling_peer(d[peer], mask), r) << "p " << p << " mask " << mask;
+        next[r].insert(have[peer].begin(), have[peer].end());
+      }
+      have.swap(next);
+    }
+    for (int r = 0; r < 2 * d[0].rem; r += 2) have[r] = have[r + 1];
+    for (int r = 0; r < p; ++r) {
+      EXPECT_EQ(static_cast<int>(have[r].size()), p) << "p " << p << " rank " << r;
+      for (int x = 0; x < p; ++x) EXPECT_EQ(have[r].count(x), 1u) << "p " << p << " rank " << r << " input " << x;
+    }
+  }
+}
+
+}  // namespace
