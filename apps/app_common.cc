@@ -43,17 +43,6 @@ void check_m(int rc, const char* what) {
   if (rc != MPI_SUCCESS) die(what, "MPI error " + std::to_string(rc));
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    const size_t comma = std::min(s.find(',', pos), s.size());
-    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------------------- Args
@@ -96,7 +85,7 @@ long Args::integer(const std::string& name, long def, long lo, long hi) {
 }
 
 std::vector<std::string> Args::list(const std::string& name, const std::string& def) {
-  auto out = split(str(name, def));
+  auto out = zsupport::split_list(str(name, def), false);
   if (out.empty()) throw UsageError{"empty list for " + name};
   return out;
 }

@@ -15,6 +15,16 @@ long parse_long(const std::string& name, const std::string& v, long lo, long hi)
   return x;
 }
 
+std::vector<std::string> split_list(const std::string& s, bool keep_empty) {
+  std::vector<std::string> out;
+  for (size_t pos = 0;;) {
+    const size_t comma = std::min(s.find(',', pos), s.size());
+    if (keep_empty || comma > pos) out.push_back(s.substr(pos, comma - pos));
+    if (comma == s.size()) return out;
+    pos = comma + 1;
+  }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();

@@ -21,6 +21,8 @@ struct UsageError {
 
 // v as a whole number in [lo, hi]; otherwise UsageError "bad value for NAME: V".
 long parse_long(const std::string& name, const std::string& v, long lo, long hi);
+// "a,b,,c" -> {a, b, "", c}, or without the empty items where keep_empty is false.
+std::vector<std::string> split_list(const std::string& s, bool keep_empty);
 
 // ------------------------------------------------------------------------ field files
 
