@@ -333,29 +333,6 @@ struct Result {
   std::vector<double> times, times_mpi;
 };
 
-// Runs f (returning an MPI or zcoll code) W + K times with the barrier discipline; returns
-// the median of the per-call maximum over ranks, or sets *rc to the first failure anywhere
-// (the largest code over the ranks).
-template <class F>
-double measure(int warmup, int iters, F&& f, int* rc, std::vector<double>* times) {
-  times->clear();
-  for (int i = 0; i < warmup + iters; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    const int code = f();
-    const double t = MPI_Wtime() - t0;
-    double v[2] = {t, static_cast<double>(code)}, m[2];
-    MPI_Allreduce(v, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (m[1] != 0) {
-      *rc = code ? code : static_cast<int>(m[1]);
-      return 0;
-    }
-    if (i >= warmup) times->push_back(m[0]);
-  }
-  *rc = 0;
-  return zsupport::median(*times);
-}
-
 // rank r's buffers for op: the rotated field where this rank has input, the NaN sentinel
 // (output not written shows as an error) in both outputs, and which output elements are
 // compared (see the top comment).
@@ -522,9 +499,11 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
     return 1;
   }
   int any = 0, mine = 0;  // the largest code over the ranks; this rank's own, for its message
-  res->time_s = measure(o.warmup, o.iters, [&] { return mine = call.zcoll(out, zc); }, &any, &res->times);
+  res->time_s =
+      zsupport::time_collective(o.warmup, o.iters, [&] { return mine = call.zcoll(out, zc); }, &any, &res->times);
   if (any) {
-    if (mine) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", g_rank, o.op.c_str(), zcoll_strerror(mine));
+    if (mine)
+      std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", g_rank, o.op.c_str(), zcoll_strerror(mine));
     else if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: zcoll_%s failed on another rank\n", o.op.c_str());
     zcoll_comm_free(&zc);
     return 1;
@@ -592,7 +571,8 @@ int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Res
   res->eb_abs_expected = expected_eb_abs(o, op, b, count);
 
   int rc = 0;
-  res->time_mpi_s = measure(o.warmup, o.iters, [&] { return call.mpi(b.ref.data()); }, &rc, &res->times_mpi);
+  res->time_mpi_s =
+      zsupport::time_collective(o.warmup, o.iters, [&] { return call.mpi(b.ref.data()); }, &rc, &res->times_mpi);
   if (rc) {
     if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: MPI %s failed (code %d)\n", o.op.c_str(), rc);
     return 1;

@@ -55,7 +55,8 @@ struct Options {
 
 std::string codec_usage() {
   return "usage: zcoll-bench codec [--input FILE --dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
-         "                         [--codec " + zsupport::codec_names("|", "|") + "] [--threads N] [--repeat K] [--chunk N]\n"
+         "                         [--codec " + zsupport::codec_names("|", "|") +
+         "] [--threads N] [--repeat K] [--chunk N]\n"
          "                         [--dims AxBxC|auto] [--json]\n";
 }
 

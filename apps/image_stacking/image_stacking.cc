@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -168,21 +169,12 @@ void tile_to(const std::vector<T>& tile, size_t rows, size_t cols, size_t height
   }
 }
 
-// Slowest rank's time of each call; the median over the timed calls.
-template <class Call>
-double time_calls(const Options& o, Call&& call) {
-  std::vector<double> t;
-  for (int i = 0; i < o.warmup + o.iters; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    const bool ok = call();
-    // Every rank learns of a failure anywhere, so that none waits in a later collective.
-    double mine[2] = {MPI_Wtime() - t0, ok ? 0.0 : 1.0}, worst[2];
-    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (worst[1] > 0) return -1;
-    if (i >= o.warmup) t.push_back(worst[0]);
-  }
-  return zsupport::median(t);
+// The median of the slowest rank's time over the timed calls; -1 where a call failed.
+double time_calls(const Options& o, const std::function<bool()>& call) {
+  std::vector<double> times;
+  int failed = 0;
+  const double t = zsupport::time_collective(o.warmup, o.iters, [&] { return call() ? 0 : 1; }, &failed, &times);
+  return failed ? -1 : t;
 }
 
 struct Quality {

@@ -1,4 +1,3 @@
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -68,17 +67,6 @@ std::string codec_names(const char* sep, const char* last_sep) {
     out += name;
   }
   return out;
-}
-
-std::string mpi_library() {
-  char buf[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
-  int len = 0;
-  MPI_Get_library_version(buf, &len);
-  std::string s(buf, std::min<size_t>(static_cast<size_t>(std::max(len, 0)), sizeof buf - 1));
-  s = s.substr(0, s.find_first_of(std::string("\n\0", 2)));
-  std::replace(s.begin(), s.end(), '\t', ' ');
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
 }
 
 }  // namespace zsupport

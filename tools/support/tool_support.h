@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,13 @@ std::string codec_names(const char* sep, const char* last_sep);
 
 // The first line of MPI_Get_library_version, tabs as spaces: which MPI produced a result.
 std::string mpi_library();
+
+// Times warmup + iters calls of a collective (call returns an MPI or zcoll code, 0 for
+// success), each after an MPI_Barrier, and keeps the slowest rank's time of the last iters
+// in *times; returns their median. Where a call fails on any rank, stops there on every
+// rank with this rank's code, or else the largest over the ranks, in *code (else 0).
+double time_collective(int warmup, int iters, const std::function<int()>& call, int* code,
+                       std::vector<double>* times);
 
 }  // namespace zsupport
 
