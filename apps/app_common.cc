@@ -346,32 +346,72 @@ Net::Totals Net::totals() const {
 
 // ------------------------------------------------------------------------ run_configs
 
-int run_configs(const std::string& app, const Common& c, const RunFn& run) {
-  // The reference runs twice first: the first run only warms up (MPI's connections, page
-  // faults, caches), which would otherwise all be charged to plain MPI and flatter zcoll's
-  // speedup. Then plain MPI runs again right before every zcoll configuration (unreported),
-  // and each speedup is against that neighbour, so that a change in the host's speed during
-  // the launch does not pass for an effect of compression.
+namespace {
+
+bool lists(const std::vector<std::string>& v, const char* item) { return std::find(v.begin(), v.end(), item) != v.end(); }
+
+struct Step {
+  Config cfg;
+  bool reported;
+};
+
+// The reference runs twice first: the first run only warms up (MPI's connections, page
+// faults, caches), which would otherwise all be charged to plain MPI and flatter zcoll's
+// speedup. Then plain MPI runs again right before every zcoll configuration (unreported),
+// and each speedup is against that neighbour, so that a change in the host's speed during
+// the launch does not pass for an effect of compression.
+std::vector<Step> config_sequence(const Common& c) {
   const Config mpi{"mpi", "-", "-", 0};
-  std::vector<Config> cfgs{mpi, mpi};
-  std::vector<bool> reported{false, true};
-  if (std::find(c.modes.begin(), c.modes.end(), "zcoll") != c.modes.end())
+  std::vector<Step> steps{{mpi, false}, {mpi, true}};
+  if (lists(c.modes, "zcoll"))
     for (const auto& eb_mode : c.eb_modes)
       for (const auto& codec : c.codecs)
         for (double eb : c.ebs) {
-          cfgs.push_back(mpi);
-          reported.push_back(false);
-          cfgs.push_back({"zcoll", codec, eb_mode, eb});
-          reported.push_back(true);
+          steps.push_back({mpi, false});
+          steps.push_back({{"zcoll", codec, eb_mode, eb}, true});
         }
-  const bool print_mpi = std::find(c.modes.begin(), c.modes.end(), "mpi") != c.modes.end();
+  return steps;
+}
+
+// The fields every application reports, before its own; t_ref: plain MPI's time just before.
+Record common_fields(const std::string& app, const Config& cfg, const Common& c, const Net::Totals& tot,
+                     double t_ref, const std::string& lib) {
+  Record head;
+  head.str("app", app);
+  head.str("mode", cfg.mode, true);
+  head.str("codec", cfg.codec, true);
+  head.str("eb_mode", cfg.eb_mode, true);
+  head.num("eb", cfg.mode == "mpi" ? NAN : cfg.eb, "%.0e", true);
+  head.num("ranks", g_size);
+  head.num("iters", c.iters);
+  head.num("threads", c.threads);
+  head.num("min_bytes", static_cast<double>(c.min_bytes), "%.0f");
+  head.num("raw_bytes", tot.raw_bytes, "%.0f");
+  head.num("wire_bytes", tot.wire_bytes, "%.0f");
+  head.num("ratio", tot.wire_bytes > 0 ? tot.raw_bytes / tot.wire_bytes : 1.0, "%.3f", true);
+  head.num("calls", tot.calls, "%.0f");
+  head.num("compressed_calls", tot.compressed, "%.0f");
+  head.num("eb_abs_max", tot.eb_abs_max, "%.6g");
+  head.num("time_s", tot.total_s, "%.6f", true);
+  head.num("comm_s", tot.comm_s, "%.6f", true);
+  head.num("time_mpi_s", t_ref, "%.6f");
+  head.num("speedup", tot.total_s > 0 ? t_ref / tot.total_s : 0, "%.3f", true);
+  head.str("input", c.input);
+  head.str("mpi_library", lib);
+  return head;
+}
+
+}  // namespace
+
+int run_configs(const std::string& app, const Common& c, const RunFn& run) {
+  const bool print_mpi = lists(c.modes, "mpi");
   const std::string lib = zsupport::mpi_library();
   double t_ref = 0;
   int status = 0;
   bool header = false;
-  for (size_t idx = 0; idx < cfgs.size(); ++idx) {
-    const Config& cfg = cfgs[idx];
-    Record head, body;
+  for (const Step& step : config_sequence(c)) {
+    const Config& cfg = step.cfg;
+    Record body;
     Net::Totals tot;
     try {
       Net net(cfg, c);
@@ -392,28 +432,8 @@ int run_configs(const std::string& app, const Common& c, const RunFn& run) {
       status = 1;
     }
     if (cfg.mode == "mpi") t_ref = tot.total_s;
-    if (!reported[idx] || (cfg.mode == "mpi" && !print_mpi)) continue;
-    head.str("app", app);
-    head.str("mode", cfg.mode, true);
-    head.str("codec", cfg.codec, true);
-    head.str("eb_mode", cfg.eb_mode, true);
-    head.num("eb", cfg.mode == "mpi" ? NAN : cfg.eb, "%.0e", true);
-    head.num("ranks", g_size);
-    head.num("iters", c.iters);
-    head.num("threads", c.threads);
-    head.num("min_bytes", static_cast<double>(c.min_bytes), "%.0f");
-    head.num("raw_bytes", tot.raw_bytes, "%.0f");
-    head.num("wire_bytes", tot.wire_bytes, "%.0f");
-    head.num("ratio", tot.wire_bytes > 0 ? tot.raw_bytes / tot.wire_bytes : 1.0, "%.3f", true);
-    head.num("calls", tot.calls, "%.0f");
-    head.num("compressed_calls", tot.compressed, "%.0f");
-    head.num("eb_abs_max", tot.eb_abs_max, "%.6g");
-    head.num("time_s", tot.total_s, "%.6f", true);
-    head.num("comm_s", tot.comm_s, "%.6f", true);
-    head.num("time_mpi_s", t_ref, "%.6f");
-    head.num("speedup", tot.total_s > 0 ? t_ref / tot.total_s : 0, "%.3f", true);
-    head.str("input", c.input);
-    head.str("mpi_library", lib);
+    if (!step.reported || (cfg.mode == "mpi" && !print_mpi)) continue;
+    Record head = common_fields(app, cfg, c, tot, t_ref, lib);
     head.append(body);
     if (g_rank != 0) continue;
     if (c.json) {
