@@ -348,7 +348,9 @@ Net::Totals Net::totals() const {
 
 namespace {
 
-bool lists(const std::vector<std::string>& v, const char* item) { return std::find(v.begin(), v.end(), item) != v.end(); }
+bool lists(const std::vector<std::string>& v, const char* item) {
+  return std::find(v.begin(), v.end(), item) != v.end();
+}
 
 struct Step {
   Config cfg;

@@ -11,9 +11,10 @@
 #     --bytes per rank (default 64M), --algo zcoll, on sweep.py's default input;
 #   - `zcoll-bench codec` on every field in data/ at REL 1e-4, --threads 1, best of 5.
 # It then prints one table: the median over the rounds for OLD and NEW and NEW/OLD, with
-# PSNR and max_err/eb of each beside it. ROUNDS defaults to 3 (about 6 minutes at 64M on a
-# 2-core host). Needs root (run.sh: network namespaces). The JSON lines, each with its
-# build and round, stay in DIR/results.jsonl (default: a new directory under /tmp).
+# PSNR and max_err/eb of each beside it. ROUNDS defaults to 3 (estimated at 6 minutes at 64M
+# on a 2-core host: per round two launches of about 45 s and the codec runs). Needs root
+# (run.sh: network namespaces). The JSON lines, each with its build and round, stay in
+# DIR/results.jsonl (default: a new directory under /tmp).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
