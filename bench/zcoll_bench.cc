@@ -25,6 +25,7 @@
 //   mpiexec -n N zcoll-bench coll --op OP --input FILE ... (see coll_bench.cc): compressed
 // collectives (reductions included) against plain MPI on the same buffers; MPI is initialised
 // only there.
+// `zcoll-bench --help` lists the verbs; `zcoll-bench VERB --help` describes one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
