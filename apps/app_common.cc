@@ -121,9 +121,11 @@ Common parse_common(Args& a, int default_iters, const std::string& default_input
   for (const auto& m : c.modes)
     if (m != "mpi" && m != "zcoll") throw UsageError{"--mode takes mpi and/or zcoll, not " + m};
   c.codecs = a.list("--codec", "fzl");
-  for (const auto& k : c.codecs)
-    if (!zsupport::codec_id(k))
-      throw UsageError{"--codec takes " + zsupport::codec_names(", ", " and/or ") + ", not " + k};
+  for (auto& k : c.codecs) {
+    const int id = zsupport::codec_id(k);
+    if (!id) throw UsageError{"--codec takes " + zsupport::codec_names(", ", " and/or ") + ", not " + k};
+    k = zcoll_codec_name(id);  // the registry ignores case; the output keeps one spelling
+  }
   c.ebs = a.reals("--eb", "1e-4", true);
   c.eb_modes = a.list("--eb-mode", "rel");
   for (const auto& m : c.eb_modes)
