@@ -1,26 +1,21 @@
 #include "app_common.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace zapp {
 
 int g_rank = 0, g_size = 1;
 
-const char* const kCommonUsage =
-    "common flags:\n"
+std::string common_usage() {
+  return "common flags:\n"
     "  --mode LIST      mpi,zcoll (default both): plain MPI and/or zcoll; the plain-MPI run is the\n"
     "                   reference of every quality metric and always runs first, and again\n"
     "                   (unreported) right before each zcoll configuration: the speedup's reference\n"
-    "  --codec LIST     fzl,lpbyte,lpbit (default fzl)\n"
+    "  --codec LIST     " + zsupport::codec_names(",", ",") + " (default fzl)\n"
     "  --eb LIST        error bounds, e.g. 1e-2,1e-3,1e-4 (default 1e-4)\n"
     "  --eb-mode LIST   rel (eb x the value range of each message; default) and/or abs\n"
     "  --iters K        iterations of the application (see above)\n"
@@ -29,6 +24,7 @@ const char* const kCommonUsage =
     "  --threads T      codec threads per rank (default 1; 0 = the OpenMP default)\n"
     "  --input FILE     raw .f32/.f64 field, shape from the _AxBxC in its name\n"
     "  --json           one JSON line per configuration instead of the table\n";
+}
 
 namespace {
 
@@ -45,65 +41,6 @@ void check_z(int rc, const char* what) {
 
 void check_m(int rc, const char* what) {
   if (rc != MPI_SUCCESS) die(what, "MPI error " + std::to_string(rc));
-}
-
-const struct {
-  const char* name;
-  int id;
-} kCodecs[] = {{"fzl", ZCOLL_CODEC_FZL}, {"lpbyte", ZCOLL_CODEC_LPBYTE}, {"lpbit", ZCOLL_CODEC_LPBIT}};
-
-int codec_id(const std::string& name) {
-  for (const auto& c : kCodecs)
-    if (name == c.name) return c.id;
-  return 0;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string quoted(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') o += '\\';
-    if (ch < 0x20)
-      o += fmt("\\u%04x", ch);
-    else
-      o += static_cast<char>(ch);
-  }
-  return o + "\"";
-}
-
-std::string mpi_library() {
-  char buf[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
-  int len = 0;
-  MPI_Get_library_version(buf, &len);
-  std::string s(buf);
-  s = s.substr(0, s.find('\n'));
-  std::replace(s.begin(), s.end(), '\t', ' ');
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
-
-long to_long(const std::string& name, const std::string& v, long lo, long hi) {
-  char* end = nullptr;
-  errno = 0;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (errno || end == v.c_str() || *end || x < lo || x > hi) throw UsageError{"bad value for " + name + ": " + v};
-  return x;
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    const size_t comma = std::min(s.find(',', pos), s.size());
-    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
 }
 
 }  // namespace
@@ -144,11 +81,11 @@ std::string Args::str(const std::string& name, const std::string& def) {
 
 long Args::integer(const std::string& name, long def, long lo, long hi) {
   const std::string* v = find(name);
-  return v ? to_long(name, *v, lo, hi) : def;
+  return v ? zsupport::parse_long(name, *v, lo, hi) : def;
 }
 
 std::vector<std::string> Args::list(const std::string& name, const std::string& def) {
-  auto out = split(str(name, def));
+  auto out = zsupport::split_list(str(name, def), false);
   if (out.empty()) throw UsageError{"empty list for " + name};
   return out;
 }
@@ -167,7 +104,7 @@ std::vector<double> Args::reals(const std::string& name, const std::string& def,
 
 std::vector<long> Args::integers(const std::string& name, const std::string& def, long lo, long hi) {
   std::vector<long> out;
-  for (const auto& s : list(name, def)) out.push_back(to_long(name, s, lo, hi));
+  for (const auto& s : list(name, def)) out.push_back(zsupport::parse_long(name, s, lo, hi));
   return out;
 }
 
@@ -184,8 +121,11 @@ Common parse_common(Args& a, int default_iters, const std::string& default_input
   for (const auto& m : c.modes)
     if (m != "mpi" && m != "zcoll") throw UsageError{"--mode takes mpi and/or zcoll, not " + m};
   c.codecs = a.list("--codec", "fzl");
-  for (const auto& k : c.codecs)
-    if (!codec_id(k)) throw UsageError{"--codec takes fzl, lpbyte and/or lpbit, not " + k};
+  for (auto& k : c.codecs) {
+    const int id = zsupport::codec_id(k);
+    if (!id) throw UsageError{"--codec takes " + zsupport::codec_names(", ", " and/or ") + ", not " + k};
+    k = zcoll_codec_name(id);  // the registry ignores case; the output keeps one spelling
+  }
   c.ebs = a.reals("--eb", "1e-4", true);
   c.eb_modes = a.list("--eb-mode", "rel");
   for (const auto& m : c.eb_modes)
@@ -201,15 +141,15 @@ Common parse_common(Args& a, int default_iters, const std::string& default_input
 // ----------------------------------------------------------------------------- Record
 
 void Record::num(const std::string& key, double v, const char* f, bool table) {
-  fields_.push_back({key, std::isfinite(v) ? fmt(f, v) : "null", std::isnan(v) ? "-" : fmt(f, v), table});
+  fields_.push_back({key, std::isfinite(v) ? zsupport::format(f, v) : "null", std::isnan(v) ? "-" : zsupport::format(f, v), table});
 }
 
 void Record::str(const std::string& key, const std::string& v, bool table) {
-  fields_.push_back({key, quoted(v), v, table});
+  fields_.push_back({key, zsupport::json_string(v), v, table});
 }
 
 void Record::check(const std::string& what, double value, double bound) {
-  if (!(value <= bound)) failures.push_back(what + " " + fmt("%.6g", value) + " > " + fmt("%.6g", bound));
+  if (!(value <= bound)) failures.push_back(what + " " + zsupport::format("%.6g", value) + " > " + zsupport::format("%.6g", bound));
 }
 
 void Record::within(const std::string& key, double value, double bound) {
@@ -226,7 +166,7 @@ void Record::append(const Record& other) {
 
 std::string Record::json() const {
   std::string o = "{";
-  for (const auto& f : fields_) o += (o.size() > 1 ? "," : "") + quoted(f.key) + ":" + f.json;
+  for (const auto& f : fields_) o += (o.size() > 1 ? "," : "") + zsupport::json_string(f.key) + ":" + f.json;
   return o + ",\"ok\":" + (failures.empty() ? "true" : "false") + "}";
 }
 
@@ -257,7 +197,7 @@ Net::Net(const Config& cfg, const Common& c) {
   if (cfg.mode != "zcoll") return;
   zcoll_config zc;
   zcoll_config_init(&zc);
-  zc.codec.codec = codec_id(cfg.codec);
+  zc.codec.codec = zsupport::codec_id(cfg.codec);
   zc.codec.eb_mode = cfg.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
   zc.codec.eb = cfg.eb;
   zc.codec.threads = c.threads;
@@ -408,32 +348,74 @@ Net::Totals Net::totals() const {
 
 // ------------------------------------------------------------------------ run_configs
 
-int run_configs(const std::string& app, const Common& c, const RunFn& run) {
-  // The reference runs twice first: the first run only warms up (MPI's connections, page
-  // faults, caches), which would otherwise all be charged to plain MPI and flatter zcoll's
-  // speedup. Then plain MPI runs again right before every zcoll configuration (unreported),
-  // and each speedup is against that neighbour, so that a change in the host's speed during
-  // the launch does not pass for an effect of compression.
+namespace {
+
+bool lists(const std::vector<std::string>& v, const char* item) {
+  return std::find(v.begin(), v.end(), item) != v.end();
+}
+
+struct Step {
+  Config cfg;
+  bool reported;
+};
+
+// The reference runs twice first: the first run only warms up (MPI's connections, page
+// faults, caches), which would otherwise all be charged to plain MPI and flatter zcoll's
+// speedup. Then plain MPI runs again right before every zcoll configuration (unreported),
+// and each speedup is against that neighbour, so that a change in the host's speed during
+// the launch does not pass for an effect of compression.
+std::vector<Step> config_sequence(const Common& c) {
   const Config mpi{"mpi", "-", "-", 0};
-  std::vector<Config> cfgs{mpi, mpi};
-  std::vector<bool> reported{false, true};
-  if (std::find(c.modes.begin(), c.modes.end(), "zcoll") != c.modes.end())
+  std::vector<Step> steps{{mpi, false}, {mpi, true}};
+  if (lists(c.modes, "zcoll"))
     for (const auto& eb_mode : c.eb_modes)
       for (const auto& codec : c.codecs)
         for (double eb : c.ebs) {
-          cfgs.push_back(mpi);
-          reported.push_back(false);
-          cfgs.push_back({"zcoll", codec, eb_mode, eb});
-          reported.push_back(true);
+          steps.push_back({mpi, false});
+          steps.push_back({{"zcoll", codec, eb_mode, eb}, true});
         }
-  const bool print_mpi = std::find(c.modes.begin(), c.modes.end(), "mpi") != c.modes.end();
-  const std::string lib = mpi_library();
+  return steps;
+}
+
+// The fields every application reports, before its own; t_ref: plain MPI's time just before.
+Record common_fields(const std::string& app, const Config& cfg, const Common& c, const Net::Totals& tot,
+                     double t_ref, const std::string& lib) {
+  Record head;
+  head.str("app", app);
+  head.str("mode", cfg.mode, true);
+  head.str("codec", cfg.codec, true);
+  head.str("eb_mode", cfg.eb_mode, true);
+  head.num("eb", cfg.mode == "mpi" ? NAN : cfg.eb, "%.0e", true);
+  head.num("ranks", g_size);
+  head.num("iters", c.iters);
+  head.num("threads", c.threads);
+  head.num("min_bytes", static_cast<double>(c.min_bytes), "%.0f");
+  head.num("raw_bytes", tot.raw_bytes, "%.0f");
+  head.num("wire_bytes", tot.wire_bytes, "%.0f");
+  head.num("ratio", tot.wire_bytes > 0 ? tot.raw_bytes / tot.wire_bytes : 1.0, "%.3f", true);
+  head.num("calls", tot.calls, "%.0f");
+  head.num("compressed_calls", tot.compressed, "%.0f");
+  head.num("eb_abs_max", tot.eb_abs_max, "%.6g");
+  head.num("time_s", tot.total_s, "%.6f", true);
+  head.num("comm_s", tot.comm_s, "%.6f", true);
+  head.num("time_mpi_s", t_ref, "%.6f");
+  head.num("speedup", tot.total_s > 0 ? t_ref / tot.total_s : 0, "%.3f", true);
+  head.str("input", c.input);
+  head.str("mpi_library", lib);
+  return head;
+}
+
+}  // namespace
+
+int run_configs(const std::string& app, const Common& c, const RunFn& run) {
+  const bool print_mpi = lists(c.modes, "mpi");
+  const std::string lib = zsupport::mpi_library();
   double t_ref = 0;
   int status = 0;
   bool header = false;
-  for (size_t idx = 0; idx < cfgs.size(); ++idx) {
-    const Config& cfg = cfgs[idx];
-    Record head, body;
+  for (const Step& step : config_sequence(c)) {
+    const Config& cfg = step.cfg;
+    Record body;
     Net::Totals tot;
     try {
       Net net(cfg, c);
@@ -454,28 +436,8 @@ int run_configs(const std::string& app, const Common& c, const RunFn& run) {
       status = 1;
     }
     if (cfg.mode == "mpi") t_ref = tot.total_s;
-    if (!reported[idx] || (cfg.mode == "mpi" && !print_mpi)) continue;
-    head.str("app", app);
-    head.str("mode", cfg.mode, true);
-    head.str("codec", cfg.codec, true);
-    head.str("eb_mode", cfg.eb_mode, true);
-    head.num("eb", cfg.mode == "mpi" ? NAN : cfg.eb, "%.0e", true);
-    head.num("ranks", g_size);
-    head.num("iters", c.iters);
-    head.num("threads", c.threads);
-    head.num("min_bytes", static_cast<double>(c.min_bytes), "%.0f");
-    head.num("raw_bytes", tot.raw_bytes, "%.0f");
-    head.num("wire_bytes", tot.wire_bytes, "%.0f");
-    head.num("ratio", tot.wire_bytes > 0 ? tot.raw_bytes / tot.wire_bytes : 1.0, "%.3f", true);
-    head.num("calls", tot.calls, "%.0f");
-    head.num("compressed_calls", tot.compressed, "%.0f");
-    head.num("eb_abs_max", tot.eb_abs_max, "%.6g");
-    head.num("time_s", tot.total_s, "%.6f", true);
-    head.num("comm_s", tot.comm_s, "%.6f", true);
-    head.num("time_mpi_s", t_ref, "%.6f");
-    head.num("speedup", tot.total_s > 0 ? t_ref / tot.total_s : 0, "%.3f", true);
-    head.str("input", c.input);
-    head.str("mpi_library", lib);
+    if (!step.reported || (cfg.mode == "mpi" && !print_mpi)) continue;
+    Record head = common_fields(app, cfg, c, tot, t_ref, lib);
     head.append(body);
     if (g_rank != 0) continue;
     if (c.json) {
@@ -492,51 +454,30 @@ int run_configs(const std::string& app, const Common& c, const RunFn& run) {
 
 // ----------------------------------------------------------------------- fields, errors
 
-Field load_field(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw UsageError{"cannot open " + path};
-  const std::vector<char> raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const size_t dot = path.rfind('.');
-  const std::string ext = dot == std::string::npos ? "" : path.substr(dot);
-  const size_t es = ext == ".f32" ? 4 : ext == ".f64" ? 8 : 0;
-  if (!es) throw UsageError{path + ": the name must end in .f32 or .f64"};
-  if (raw.empty() || raw.size() % es)
-    throw UsageError{path + ": size is not a positive multiple of " + std::to_string(es)};
-  Field fld;
-  fld.path = path;
-  const size_t n = raw.size() / es;
-  fld.v.resize(n);
-  for (size_t i = 0; i < n; ++i) {  // raw little-endian, as on the x86/arm64 hosts
-    if (es == 4) {
-      float x;
-      std::memcpy(&x, raw.data() + 4 * i, 4);
-      fld.v[i] = x;
-    } else {
-      std::memcpy(&fld.v[i], raw.data() + 8 * i, 8);
-    }
-  }
-  // name_AxBxC.ext: the extents after the last '_'.
-  const size_t us = path.rfind('_');
-  size_t prod = 1;
-  std::string dims = us != std::string::npos && us < dot ? path.substr(us + 1, dot - us - 1) : "";
-  std::replace(dims.begin(), dims.end(), 'x', ',');
-  for (const auto& d : split(dims)) {
-    char* end = nullptr;
-    const unsigned long long e = std::strtoull(d.c_str(), &end, 10);
-    if (*end || e == 0) {
-      fld.shape.clear();
-      break;
-    }
-    fld.shape.push_back(static_cast<size_t>(e));
-    prod *= static_cast<size_t>(e);
-  }
-  if (fld.shape.empty() || prod != n) fld.shape = {n};
-  return fld;
+// The values widened to double; a shape that does not match the values is ignored (1-D).
+template <class T>
+void widen_into(const std::string& path, Field* fld) {
+  std::vector<T> raw;
+  std::string err;
+  if (!zsupport::read_values(path, &raw, &err)) throw UsageError{err};
+  fld->v.assign(raw.begin(), raw.end());
 }
 
-std::string default_input(const std::string& name) {
-  const std::string shared = std::string(ZAPP_SOURCE_DIR) + "/../shared/datasets/" + name;
-  return std::ifstream(shared).good() ? shared : std::string(ZAPP_SOURCE_DIR) + "/data/" + name;
+Field load_field(const std::string& path) {
+  Field fld;
+  fld.path = path;
+  const std::string dtype = zsupport::dtype_from_name(path);
+  if (dtype.empty()) throw UsageError{path + ": the name must end in .f32 or .f64"};
+  if (dtype == "f32")
+    widen_into<float>(path, &fld);
+  else
+    widen_into<double>(path, &fld);
+  const size_t n = fld.v.size();
+  fld.shape = zsupport::shape_from_name(path);
+  size_t prod = 1;
+  for (size_t e : fld.shape) prod *= e;
+  if (fld.shape.empty() || prod != n) fld.shape = {n};
+  return fld;
 }
 
 template <class T>
@@ -557,8 +498,8 @@ ErrStats compare(const T* ref, const T* got, size_t n) {
   e.max_abs = mx[0];
   e.range = sum[2] > 0 ? mx[2] + mx[1] : 0;
   e.rmse = sum[2] > 0 ? std::sqrt(sum[0] / sum[2]) : 0;
-  e.psnr_db = e.rmse > 0 && e.range > 0 ? 20 * std::log10(e.range / e.rmse) : INFINITY;
-  e.nrmse = e.range > 0 ? e.rmse / e.range : 0;
+  e.psnr_db = zsupport::psnr_db(e.range, e.rmse);
+  e.nrmse = zsupport::nrmse(e.range, e.rmse);
   e.l2_rel = sum[1] > 0 ? std::sqrt(sum[0] / sum[1]) : 0;
   return e;
 }
@@ -569,15 +510,9 @@ template ErrStats compare<double>(const double*, const double*, size_t);
 template <class T>
 double eb_abs_for(const T* x, size_t n, const std::string& eb_mode, double eb) {
   if (eb_mode == "abs") return eb;
-  double lo = INFINITY, hi = -INFINITY, mag = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double v = x[i];
-    if (!std::isfinite(v)) continue;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    mag = std::max(mag, std::fabs(v));
-  }
-  return hi > lo ? eb * (hi - lo) : mag > 0 ? eb * mag : eb;
+  zsupport::ValueRange range;
+  range.add(x, n);
+  return range.rel_bound(eb);
 }
 template double eb_abs_for<float>(const float*, size_t, const std::string&, double);
 template double eb_abs_for<double>(const double*, size_t, const std::string&, double);
@@ -594,13 +529,13 @@ int app_main(int argc, char** argv, const char* name, const char* usage, const s
   try {
     Args a(argc, argv);
     if (a.flag("--help")) {
-      if (g_rank == 0) std::printf("%s%s", usage, kCommonUsage);
+      if (g_rank == 0) std::printf("%s%s", usage, common_usage().c_str());
     } else {
       rc = body(a);
     }
   } catch (const UsageError& e) {
     // Every rank parses the same arguments and reads the same files, so all get here.
-    if (g_rank == 0) std::fprintf(stderr, "%s: %s\n%s%s", name, e.msg.c_str(), usage, kCommonUsage);
+    if (g_rank == 0) std::fprintf(stderr, "%s: %s\n%s%s", name, e.msg.c_str(), usage, common_usage().c_str());
     rc = 2;
   }
   std::fflush(stdout);  // results reach mpiexec before MPI_Finalize (which can hang across netns)

@@ -12,15 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "tool_support.h"
 #include "zcoll.h"
 
 namespace zapp {
 
 extern int g_rank, g_size;
 
-struct UsageError {
-  std::string msg;
-};
+using zsupport::UsageError;
 
 // --name value, --name=value, or a bare --name (a switch). Every lookup marks the flag as
 // known; finish() rejects the rest, so a typo is an error rather than a silent default.
@@ -41,7 +40,7 @@ class Args {
   std::set<std::string> switches_, known_;
 };
 
-// The flags every application takes (see kCommonUsage).
+// The flags every application takes (see common_usage()).
 struct Common {
   std::vector<std::string> modes, codecs, eb_modes;
   std::vector<double> ebs;
@@ -50,7 +49,7 @@ struct Common {
   bool json = false;
   std::string input;
 };
-extern const char* const kCommonUsage;
+std::string common_usage();
 Common parse_common(Args& a, int default_iters, const std::string& default_input);
 
 // One run of an application: plain MPI, or zcoll with a codec and a bound.
@@ -158,8 +157,7 @@ struct Field {
   std::vector<double> v;
 };
 Field load_field(const std::string& path);
-// ../shared/datasets/<name> when that exists (the project's full set), else data/<name>.
-std::string default_input(const std::string& name);
+using zsupport::dataset_file;
 
 // got against ref over all ranks (collective): max |got - ref|, rmse, the reference's range,
 // PSNR = 20 log10(range / rmse), NRMSE = rmse / range and ||got - ref|| / ||ref||.

@@ -80,7 +80,7 @@ size_t mirror(size_t i, size_t n) {
 int run(zapp::Args& a) {
   const long n_arg = a.integer("--n", 256, 2, 1 << 15);
   const long slice = a.integer("--slice", 0, 0, 1L << 40);
-  const zapp::Common c = zapp::parse_common(a, 10, zapp::default_input("cesm_TS_10x192x288.f32"));
+  const zapp::Common c = zapp::parse_common(a, 10, zapp::dataset_file("cesm_TS_10x192x288.f32"));
   a.finish();
   const size_t n = static_cast<size_t>(n_arg), p = static_cast<size_t>(zapp::g_size),
                r = static_cast<size_t>(zapp::g_rank);

@@ -66,7 +66,7 @@ std::vector<double> features(const zapp::Field& fld, size_t limit) {
 int run(zapp::Args& a) {
   const int k = static_cast<int>(a.integer("--k", 32, 1, 1 << 20));
   const long limit = a.integer("--points", 0, 0, 1L << 40);
-  const zapp::Common c = zapp::parse_common(a, 30, zapp::default_input("cesm_TS_10x192x288.f32"));
+  const zapp::Common c = zapp::parse_common(a, 30, zapp::dataset_file("cesm_TS_10x192x288.f32"));
   a.finish();
   const int p = zapp::g_size, r = zapp::g_rank;
   const std::vector<double> all = features(zapp::load_field(c.input), static_cast<size_t>(limit));

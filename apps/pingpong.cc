@@ -30,7 +30,7 @@ const char* const kUsage =
 int run(zapp::Args& a) {
   const std::vector<long> sizes = a.integers("--sizes", "8192", 1, 1 << 28);
   const long offset = a.integer("--offset", -1, -1, 1L << 40);
-  const zapp::Common c = zapp::parse_common(a, 1000, zapp::default_input("turb_wmag_91x91x91.f32"));
+  const zapp::Common c = zapp::parse_common(a, 1000, zapp::dataset_file("turb_wmag_91x91x91.f32"));
   a.finish();
   if (zapp::g_size < 2) throw zapp::UsageError{"needs at least 2 ranks"};
   const zapp::Field fld = zapp::load_field(c.input);

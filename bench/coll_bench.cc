@@ -66,9 +66,13 @@
 #include <string>
 #include <vector>
 
+#include "coll_errors.h"
+#include "tool_support.h"
 #include "zcoll.h"  // with <mpi.h>: zcoll-bench links zcoll::zcoll_static, not the codec-only target
 
 namespace {
+
+using namespace coll_errors;
 
 const char* const kUsage =
     "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE\n"
@@ -117,17 +121,10 @@ struct Opts {
   std::vector<int> threads_list;
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1)
-    out.push_back(s.substr(start, comma - start));
-  out.push_back(s.substr(start));
-  return out;
-}
+// An empty item stays, and is then rejected as an unknown --op or --algo.
+std::vector<std::string> split_list(const std::string& s) { return zsupport::split_list(s, true); }
 
 enum class Op { Allgather, Bcast, Scatter, Gather, Alltoall, ReduceScatter, Allreduce, Reduce };
-enum class RedOp { Sum, Min, Max };
 
 bool is_reduction(Op op) { return op == Op::ReduceScatter || op == Op::Allreduce || op == Op::Reduce; }
 
@@ -141,9 +138,8 @@ struct Algo {
 int g_rank = 0, g_size = 1;
 
 // Usage errors: printed once, by rank 0; every rank parses the same arguments.
-struct UsageError {
-  std::string msg;
-};
+using zsupport::UsageError;
+using zsupport::json_number;
 
 bool parse_size(const std::string& s, size_t* out) {
   if (s.empty() || !(s[0] >= '0' && s[0] <= '9')) return false;
@@ -166,11 +162,7 @@ bool parse_size(const std::string& s, size_t* out) {
 }
 
 int parse_int(const std::string& a, const std::string& v, int lo) {
-  char* end = nullptr;
-  errno = 0;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (errno || end == v.c_str() || *end || x < lo || x > INT_MAX) throw UsageError{"bad value for " + a + ": " + v};
-  return static_cast<int>(x);
+  return static_cast<int>(zsupport::parse_long(a, v, lo, INT_MAX));
 }
 
 Opts parse(int argc, char** argv) {
@@ -216,13 +208,8 @@ Opts parse(int argc, char** argv) {
   if (o.threads_list.empty()) o.threads_list = {o.threads};
   if (o.input.empty()) throw UsageError{"--input is required"};
   if (o.eb_mode != "abs" && o.eb_mode != "rel") throw UsageError{"--eb-mode must be abs or rel"};
-  if (o.dtype.empty()) {
-    const auto dot = o.input.rfind('.');
-    const std::string ext = dot == std::string::npos ? "" : o.input.substr(dot);
-    if (ext == ".f32") o.dtype = "f32";
-    else if (ext == ".f64") o.dtype = "f64";
-    else throw UsageError{"--dtype not given and the input has no .f32/.f64 suffix"};
-  }
+  if (o.dtype.empty()) o.dtype = zsupport::dtype_from_name(o.input);
+  if (o.dtype.empty()) throw UsageError{"--dtype not given and the input has no .f32/.f64 suffix"};
   if (o.dtype != "f32" && o.dtype != "f64") throw UsageError{"--dtype must be f32 or f64"};
   if (o.reduce_op != "sum" && o.reduce_op != "min" && o.reduce_op != "max")
     throw UsageError{"--reduce-op must be sum, min or max"};
@@ -250,26 +237,29 @@ RedOp parse_reduce_op(const std::string& s) { return s == "min" ? RedOp::Min : s
 MPI_Op mpi_op(RedOp op) { return op == RedOp::Min ? MPI_MIN : op == RedOp::Max ? MPI_MAX : MPI_SUM; }
 
 // --algo -> zcoll_algorithm and zcoll_reduction; "mpi" = plain MPI only (no zcoll run).
+// c-coll: the C-Coll design, zcoll's frameworks with an SZx-class codec, reductions
+// decompress-operate-compress as C-Coll's. The first entry of an algorithm names it in
+// algo_ran (so "auto" precedes "zcoll"); the names predate zcoll_algorithm_name's and are
+// what the result files hold.
+const struct {
+  const char* name;
+  int algo, reduction, codec = ZCOLL_CODEC_FZL;
+} kAlgos[] = {{"mpi", ZCOLL_ALGO_MPI, ZCOLL_REDUCTION_AUTO},
+              {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
+              {"zcoll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
+              {"c-coll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC, ZCOLL_CODEC_SZX},
+              {"zcoll-homomorphic", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_HOMOMORPHIC},
+              {"zcoll-doc", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC},
+              {"cprp2p", ZCOLL_ALGO_CPRP2P, ZCOLL_REDUCTION_AUTO},
+              {"ring", ZCOLL_ALGO_RING, ZCOLL_REDUCTION_AUTO},
+              {"recursive-doubling", ZCOLL_ALGO_RECURSIVE_DOUBLING, ZCOLL_REDUCTION_AUTO},
+              {"bruck", ZCOLL_ALGO_BRUCK, ZCOLL_REDUCTION_AUTO},
+              {"binomial", ZCOLL_ALGO_BINOMIAL, ZCOLL_REDUCTION_AUTO},
+              {"scatter-allgather", ZCOLL_ALGO_SCATTER_ALLGATHER, ZCOLL_REDUCTION_AUTO},
+              {"pairwise", ZCOLL_ALGO_PAIRWISE, ZCOLL_REDUCTION_AUTO}};
+
 bool parse_algo(const std::string& s, Algo* algo) {
-  // c-coll: the C-Coll design, zcoll's frameworks with an SZx-class codec, reductions
-  // decompress-operate-compress as C-Coll's.
-  static const struct {
-    const char* name;
-    int algo, reduction, codec = ZCOLL_CODEC_FZL;
-  } table[] = {{"mpi", ZCOLL_ALGO_MPI, ZCOLL_REDUCTION_AUTO},
-               {"c-coll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC, ZCOLL_CODEC_SZX},
-               {"zcoll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
-               {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
-               {"zcoll-homomorphic", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_HOMOMORPHIC},
-               {"zcoll-doc", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC},
-               {"cprp2p", ZCOLL_ALGO_CPRP2P, ZCOLL_REDUCTION_AUTO},
-               {"ring", ZCOLL_ALGO_RING, ZCOLL_REDUCTION_AUTO},
-               {"recursive-doubling", ZCOLL_ALGO_RECURSIVE_DOUBLING, ZCOLL_REDUCTION_AUTO},
-               {"bruck", ZCOLL_ALGO_BRUCK, ZCOLL_REDUCTION_AUTO},
-               {"binomial", ZCOLL_ALGO_BINOMIAL, ZCOLL_REDUCTION_AUTO},
-               {"scatter-allgather", ZCOLL_ALGO_SCATTER_ALLGATHER, ZCOLL_REDUCTION_AUTO},
-               {"pairwise", ZCOLL_ALGO_PAIRWISE, ZCOLL_REDUCTION_AUTO}};
-  for (const auto& t : table)
+  for (const auto& t : kAlgos)
     if (s == t.name) {
       algo->algorithm = t.algo;
       algo->reduction = t.reduction;
@@ -280,17 +270,8 @@ bool parse_algo(const std::string& s, Algo* algo) {
 }
 
 const char* algo_name(int a) {
-  switch (a) {
-    case ZCOLL_ALGO_AUTO: return "auto";
-    case ZCOLL_ALGO_MPI: return "mpi";
-    case ZCOLL_ALGO_CPRP2P: return "cprp2p";
-    case ZCOLL_ALGO_RING: return "ring";
-    case ZCOLL_ALGO_BRUCK: return "bruck";
-    case ZCOLL_ALGO_BINOMIAL: return "binomial";
-    case ZCOLL_ALGO_SCATTER_ALLGATHER: return "scatter-allgather";
-    case ZCOLL_ALGO_PAIRWISE: return "pairwise";
-    case ZCOLL_ALGO_RECURSIVE_DOUBLING: return "recursive-doubling";
-  }
+  for (const auto& t : kAlgos)
+    if (t.algo == a) return t.name;
   return "unknown";
 }
 
@@ -312,57 +293,6 @@ double reduction_bound_units(Op op, RedOp rop, const Algo& a, int p, bool compre
   return op == Op::ReduceScatter ? p - 1 : p;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      o += '\\';
-      o += static_cast<char>(ch);
-    } else if (ch < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-      o += buf;
-    } else {
-      o += static_cast<char>(ch);
-    }
-  }
-  return o;
-}
-
-// A double as JSON: non-finite values have no JSON number, so they print as null.
-std::string jnum(double v, const char* fmt = "%.9g") {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
-std::string mpi_library() {
-  char buf[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
-  int len = 0;
-  MPI_Get_library_version(buf, &len);
-  std::string s(buf, std::min<size_t>(static_cast<size_t>(std::max(len, 0)), sizeof buf - 1));
-  s = s.substr(0, s.find('\n'));
-  std::replace(s.begin(), s.end(), '\t', ' ');
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\0')) s.pop_back();
-  return s;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::vector<unsigned char> read_all(const std::string& path, std::string* err) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *err = "cannot open " + path;
-    return {};
-  }
-  return std::vector<unsigned char>(std::istreambuf_iterator<char>(f), {});
-}
-
 // dst[0..m) = field rotated left by shift, repeated as often as needed.
 template <class T>
 void fill_rotated(T* dst, size_t m, const std::vector<T>& field, size_t shift) {
@@ -381,17 +311,6 @@ MPI_Datatype mpi_type() {
   return sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
 }
 
-// min/max over the finite values.
-template <class T>
-void local_range(const T* x, size_t n, double* lo, double* hi) {
-  for (size_t i = 0; i < n; ++i) {
-    const double v = x[i];
-    if (!std::isfinite(v)) continue;
-    *lo = std::min(*lo, v);
-    *hi = std::max(*hi, v);
-  }
-}
-
 // One op's buffers on this rank: input (send / bcast root) and output for plain MPI (ref)
 // and for zcoll (got).
 template <class T>
@@ -401,145 +320,6 @@ struct Buffers {
   size_t global_off = 0;            // reductions: index of the first compared element in the reduced vector
   std::vector<int> recvcounts;      // reduce_scatter where N does not divide count; else empty
 };
-
-// What an output element should be, in double (value), and the rounding the element type's
-// arithmetic may add to it (allow); special_ok: whether got reproduces a non-finite reference.
-// The data-movement ops: what plain MPI delivered, bit for bit.
-template <class T>
-struct CopyRef {
-  const T* ref;
-  double value(size_t i, double* allow) const {
-    *allow = 0;
-    return ref[i];
-  }
-  bool special_ok(size_t i, double, T got) const { return std::memcmp(&ref[i], &got, sizeof(T)) == 0; }
-};
-
-// The reductions: element off + i of every rank's input, regenerated from the field (rank q
-// holds it rotated by shift[q] and tiled), reduced in double.
-template <class T>
-struct ReduceRef {
-  const std::vector<T>* field;
-  std::vector<size_t> shift;  // each below the field's size
-  size_t off;
-  RedOp op;
-  double value(size_t i, double* allow) const {
-    const size_t n = field->size(), at = (off + i) % n;
-    const T* f = field->data();
-    double acc = 0, mag = 0;
-    for (size_t q = 0; q < shift.size(); ++q) {
-      const size_t k = at + shift[q] >= n ? at + shift[q] - n : at + shift[q];
-      const double x = f[k];
-      if (std::isfinite(x)) mag = op == RedOp::Sum ? mag + std::fabs(x) : std::max(mag, std::fabs(x));
-      if (op == RedOp::Sum) acc += x;
-      else if (q == 0 || std::isnan(x)) acc = x;
-      else if (!std::isnan(acc)) acc = op == RedOp::Min ? std::min(acc, x) : std::max(acc, x);
-    }
-    const double u = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
-    *allow = op == RedOp::Sum ? static_cast<double>(shift.size()) * u * mag : u * mag;
-    return acc;
-  }
-  bool special_ok(size_t, double ref, T got) const { return std::isnan(ref) ? std::isnan(got) : got == ref; }
-};
-
-// |error| / eb_abs in 128 bins per power of two (2^-40 to 2^24), plus one bin each for exact
-// zeros, for anything smaller and for anything larger or not a number. A quantile is reported
-// as the upper edge of the bin holding it: at most 1/128 above the exact value.
-class ErrHist {
- public:
-  ErrHist() : bins_(kBins, 0) {}
-  void add(double x) { ++bins_[index(x)]; }
-  std::vector<uint64_t>& bins() { return bins_; }
-  double quantile(double q) const {
-    uint64_t total = 0;
-    for (uint64_t c : bins_) total += c;
-    if (total == 0) return 0;
-    const uint64_t target = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(total))));
-    uint64_t cum = 0;
-    for (int i = 0; i < kBins; ++i)
-      if ((cum += bins_[i]) >= target) return upper(i);
-    return INFINITY;
-  }
-
- private:
-  static constexpr int kSub = 128, kEmin = -39, kEmax = 24;  // frexp exponents: [2^(e-1), 2^e)
-  static constexpr int kBins = 3 + (kEmax - kEmin + 1) * kSub;
-  static int index(double x) {
-    if (x == 0) return 0;
-    if (!(x < INFINITY)) return kBins - 1;
-    int e = 0;
-    const double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
-    if (e < kEmin) return 1;
-    if (e > kEmax) return kBins - 1;
-    return 2 + (e - kEmin) * kSub + static_cast<int>((m - 0.5) * 2 * kSub);
-  }
-  static double upper(int i) {
-    if (i == 0) return 0;
-    if (i == 1) return std::ldexp(0.5, kEmin);
-    if (i == kBins - 1) return INFINITY;
-    return std::ldexp(0.5 + ((i - 2) % kSub + 1) / (2.0 * kSub), kEmin + (i - 2) / kSub);
-  }
-  std::vector<uint64_t> bins_;
-};
-
-struct Errors {
-  double max_abs = 0, sum = 0, sumsq = 0, n = 0, lo = INFINITY, hi = -INFINITY;
-  double bad_specials = 0;  // non-finite references not reproduced
-  double max_allow = 0;     // largest rounding allowance of a compared element
-};
-
-// got[0..n) against ref; |error| / eb_unit goes into hist where one is given.
-template <class T, class Ref>
-Errors compare(const Ref& ref, const T* got, size_t n, double eb_unit, ErrHist* hist) {
-  Errors e;
-  for (size_t i = 0; i < n; ++i) {
-    double allow = 0;
-    const double a = ref.value(i, &allow), b = got[i];
-    if (!std::isfinite(a)) {
-      if (!ref.special_ok(i, a, got[i])) {
-        e.bad_specials += 1;
-        e.max_abs = INFINITY;
-      }
-      continue;
-    }
-    const double d = b - a, ad = std::fabs(d);  // inf or NaN if got is not finite
-    e.max_abs = std::isnan(d) ? INFINITY : std::max(e.max_abs, ad);
-    e.sum += d;
-    e.sumsq += d * d;
-    e.n += 1;
-    e.lo = std::min(e.lo, a);
-    e.hi = std::max(e.hi, a);
-    e.max_allow = std::max(e.max_allow, allow);
-    if (hist) hist->add(eb_unit > 0 ? ad / eb_unit : (ad > 0 ? INFINITY : 0));
-  }
-  return e;
-}
-
-// Errors over all ranks, on every rank; the histograms are merged on rank 0, so p95_over_eb
-// is rank 0's only.
-struct ErrorSummary {
-  double max_abs = 0, mean = 0, rmse = 0, range = 0, bad_specials = 0, max_allow = 0, p95_over_eb = 0;
-};
-
-ErrorSummary summarize(const Errors& e, ErrHist* hist) {
-  double mx[4] = {e.max_abs, -e.lo, e.hi, e.max_allow}, sm[4] = {e.sum, e.sumsq, e.n, e.bad_specials};
-  MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, sm, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  ErrorSummary s;
-  s.max_abs = mx[0];
-  s.range = mx[2] + mx[1];
-  s.max_allow = mx[3];
-  s.mean = sm[2] > 0 ? sm[0] / sm[2] : 0;
-  s.rmse = sm[2] > 0 ? std::sqrt(sm[1] / sm[2]) : 0;
-  s.bad_specials = sm[3];
-  if (hist) {
-    auto& b = hist->bins();
-    MPI_Reduce(g_rank == 0 ? MPI_IN_PLACE : b.data(), b.data(), static_cast<int>(b.size()), MPI_UINT64_T, MPI_SUM, 0,
-               MPI_COMM_WORLD);
-    s.p95_over_eb = hist->quantile(0.95);
-  }
-  return s;
-}
 
 struct Result {
   std::string op, algo, algo_ran = "mpi", dtype, eb_mode, input, reduce_op, reduction;
@@ -553,243 +333,204 @@ struct Result {
   std::vector<double> times, times_mpi;
 };
 
-// Runs f (returning an MPI or zcoll code) W + K times with the barrier discipline; returns
-// the median of the per-call maximum over ranks, or sets *rc to the first failure anywhere
-// (the largest code over the ranks).
-template <class F>
-double measure(int warmup, int iters, F&& f, int* rc, std::vector<double>* times) {
-  times->clear();
-  for (int i = 0; i < warmup + iters; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    const int code = f();
-    const double t = MPI_Wtime() - t0;
-    double v[2] = {t, static_cast<double>(code)}, m[2];
-    MPI_Allreduce(v, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (m[1] != 0) {
-      *rc = code ? code : static_cast<int>(m[1]);
-      return 0;
-    }
-    if (i >= warmup) times->push_back(m[0]);
-  }
-  *rc = 0;
-  return median(*times);
-}
-
+// rank r's buffers for op: the rotated field where this rank has input, the NaN sentinel
+// (output not written shows as an error) in both outputs, and which output elements are
+// compared (see the top comment).
 template <class T>
-int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Result* res) {
-  const int p = g_size, r = g_rank, root = o.root;
-  const size_t es = sizeof(T);
-  const size_t count = std::max<size_t>(1, (o.bytes + es / 2) / es);
-  if (count > static_cast<size_t>(INT_MAX)) {
-    if (r == 0) std::fprintf(stderr, "zcoll-bench coll: --bytes gives %zu elements, more than an int count\n", count);
-    return 1;
-  }
-  const int icount = static_cast<int>(count);
-  const size_t total = count * p;
-  const size_t n0 = field.size();
-  const MPI_Datatype mt = mpi_type<T>();
-  const RedOp rop = parse_reduce_op(o.reduce_op);
-  const MPI_Op mop = mpi_op(rop);
-  const T sentinel = std::numeric_limits<T>::quiet_NaN();  // output not written shows as an error
+Buffers<T> make_buffers(Op op, size_t count, int root, const std::vector<T>& field) {
+  const int p = g_size, r = g_rank;
+  const size_t total = count * p, n0 = field.size();
+  const T sentinel = std::numeric_limits<T>::quiet_NaN();
   Buffers<T> b;
+  auto input = [&](size_t m, int owner) {
+    b.send.resize(m);
+    fill_rotated(b.send.data(), m, field, owner * n0 / p);
+  };
+  auto output = [&](size_t m) {
+    b.ref.assign(m, sentinel);
+    b.got.assign(m, sentinel);
+    b.cmp_len = m;
+  };
   switch (op) {
     case Op::Allgather:
     case Op::Gather:
-      b.send.resize(count);
-      fill_rotated(b.send.data(), count, field, r * n0 / p);
-      if (op == Op::Allgather || r == root) {
-        b.ref.assign(total, sentinel);
-        b.got.assign(total, sentinel);
-        b.cmp_len = total;
-      }
+      input(count, r);
+      if (op == Op::Allgather || r == root) output(total);
       break;
     case Op::Bcast:
-      // One buffer per path; the root's holds its field, the others' the sentinel.
+      // One buffer per path; the root's holds its field and is not compared.
       if (r == root) {
         b.ref.resize(count);
         fill_rotated(b.ref.data(), count, field, root * n0 / p);
         b.got = b.ref;
       } else {
-        b.ref.assign(count, sentinel);
-        b.got.assign(count, sentinel);
-        b.cmp_len = count;
+        output(count);
       }
       break;
     case Op::Scatter:
-      if (r == root) {
-        b.send.resize(total);
-        fill_rotated(b.send.data(), total, field, root * n0 / p);
-      }
-      b.ref.assign(count, sentinel);
-      b.got.assign(count, sentinel);
-      b.cmp_len = count;
+      if (r == root) input(total, root);
+      output(count);
       break;
     case Op::Alltoall:
-      b.send.resize(total);
-      fill_rotated(b.send.data(), total, field, r * n0 / p);
-      b.ref.assign(total, sentinel);
-      b.got.assign(total, sentinel);
-      b.cmp_len = total;
+      input(total, r);
+      output(total);
       break;
     case Op::Allreduce:
     case Op::Reduce:
-      b.send.resize(count);
-      fill_rotated(b.send.data(), count, field, r * n0 / p);
-      if (op == Op::Allreduce || r == root) {
-        b.ref.assign(count, sentinel);
-        b.got.assign(count, sentinel);
-        b.cmp_len = count;
-      }
+      input(count, r);
+      if (op == Op::Allreduce || r == root) output(count);
       break;
     case Op::ReduceScatter: {
-      b.send.resize(count);
-      fill_rotated(b.send.data(), count, field, r * n0 / p);
+      input(count, r);
       const size_t base = count / p, extra = count % p, mine = base + (static_cast<size_t>(r) < extra);
       if (extra)
         for (int q = 0; q < p; ++q) b.recvcounts.push_back(static_cast<int>(base + (static_cast<size_t>(q) < extra)));
       b.global_off = r * base + std::min<size_t>(r, extra);
-      b.ref.assign(mine, sentinel);
-      b.got.assign(mine, sentinel);
-      b.cmp_len = mine;
+      output(mine);
       break;
     }
   }
+  return b;
+}
 
-  // The bound the caller asked for, resolved here independently of zcoll: ABS as given,
-  // REL from the global range (allgather, gather, alltoall, reductions) or the root's
-  // (bcast, scatter).
-  double eb_expected = o.eb;
-  if (o.eb_mode == "rel") {
-    double lo = INFINITY, hi = -INFINITY;
-    const bool rooted = op == Op::Bcast || op == Op::Scatter;
-    if (op == Op::Bcast) {
-      if (r == root) local_range(b.ref.data(), count, &lo, &hi);
-    } else if (!rooted || r == root) {
-      local_range(b.send.data(), b.send.size(), &lo, &hi);
-    }
-    double ext[2] = {-lo, hi};
-    MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    lo = -ext[0];
-    hi = ext[1];
-    eb_expected = hi > lo ? o.eb * (hi - lo) : 0;  // 0: no range; zcoll's own rule applies
+// The bound the caller asked for, resolved here independently of zcoll: ABS as given, REL
+// from the global range (allgather, gather, alltoall, reductions) or the root's (bcast,
+// scatter); 0 where there is no range, and zcoll's own rule applies.
+template <class T>
+double expected_eb_abs(const Opts& o, Op op, const Buffers<T>& b, size_t count) {
+  if (o.eb_mode != "rel") return o.eb;
+  zsupport::ValueRange range;
+  if (op == Op::Bcast) {
+    if (g_rank == o.root) range.add(b.ref.data(), count);
+  } else if (op != Op::Scatter || g_rank == o.root) {
+    range.add(b.send.data(), b.send.size());
   }
+  double ext[2] = {-range.lo, range.hi};
+  MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return ext[1] > -ext[0] ? o.eb * (ext[1] + ext[0]) : 0;
+}
 
-  const int rs_block = icount / p;  // reduce_scatter with b.recvcounts empty
-  auto mpi_call = [&](T* out) -> int {
+// One collective on this rank's buffers, as plain MPI or zcoll calls it.
+template <class T>
+struct Call {
+  Op op;
+  int count, root;
+  MPI_Op mop;
+  const Buffers<T>& b;
+  MPI_Datatype mt = mpi_type<T>();
+  int rs_block = count / g_size;  // reduce_scatter where b.recvcounts is empty
+
+  int mpi(T* out) const {
     const void* in = b.send.data();
     switch (op) {
-      case Op::Allgather: return MPI_Allgather(in, icount, mt, out, icount, mt, MPI_COMM_WORLD);
-      case Op::Bcast: return MPI_Bcast(out, icount, mt, root, MPI_COMM_WORLD);
-      case Op::Scatter: return MPI_Scatter(in, icount, mt, out, icount, mt, root, MPI_COMM_WORLD);
-      case Op::Gather: return MPI_Gather(in, icount, mt, out, icount, mt, root, MPI_COMM_WORLD);
-      case Op::Alltoall: return MPI_Alltoall(in, icount, mt, out, icount, mt, MPI_COMM_WORLD);
+      case Op::Allgather: return MPI_Allgather(in, count, mt, out, count, mt, MPI_COMM_WORLD);
+      case Op::Bcast: return MPI_Bcast(out, count, mt, root, MPI_COMM_WORLD);
+      case Op::Scatter: return MPI_Scatter(in, count, mt, out, count, mt, root, MPI_COMM_WORLD);
+      case Op::Gather: return MPI_Gather(in, count, mt, out, count, mt, root, MPI_COMM_WORLD);
+      case Op::Alltoall: return MPI_Alltoall(in, count, mt, out, count, mt, MPI_COMM_WORLD);
       case Op::ReduceScatter:
         return b.recvcounts.empty() ? MPI_Reduce_scatter_block(in, out, rs_block, mt, mop, MPI_COMM_WORLD)
                                     : MPI_Reduce_scatter(in, out, b.recvcounts.data(), mt, mop, MPI_COMM_WORLD);
-      case Op::Allreduce: return MPI_Allreduce(in, out, icount, mt, mop, MPI_COMM_WORLD);
-      case Op::Reduce: return MPI_Reduce(in, out, icount, mt, mop, root, MPI_COMM_WORLD);
+      case Op::Allreduce: return MPI_Allreduce(in, out, count, mt, mop, MPI_COMM_WORLD);
+      case Op::Reduce: return MPI_Reduce(in, out, count, mt, mop, root, MPI_COMM_WORLD);
     }
     return MPI_ERR_OTHER;
-  };
+  }
 
-  res->ranks = p;
-  res->bytes_per_rank = count * es;
-  res->eb_abs_expected = eb_expected;
-  int rc = 0;
-  res->time_mpi_s = measure(o.warmup, o.iters, [&] { return mpi_call(b.ref.data()); }, &rc, &res->times_mpi);
-  if (rc) {
-    if (r == 0) std::fprintf(stderr, "zcoll-bench coll: MPI %s failed (code %d)\n", o.op.c_str(), rc);
+  int zcoll(T* out, zcoll_comm zc) const {
+    const void* in = b.send.data();
+    switch (op) {
+      case Op::Allgather: return zcoll_allgather(in, count, mt, out, count, mt, zc);
+      case Op::Bcast: return zcoll_bcast(out, count, mt, root, zc);
+      case Op::Scatter: return zcoll_scatter(in, count, mt, out, count, mt, root, zc);
+      case Op::Gather: return zcoll_gather(in, count, mt, out, count, mt, root, zc);
+      case Op::Alltoall: return zcoll_alltoall(in, count, mt, out, count, mt, zc);
+      case Op::ReduceScatter:
+        return b.recvcounts.empty() ? zcoll_reduce_scatter_block(in, out, rs_block, mt, mop, zc)
+                                    : zcoll_reduce_scatter(in, out, b.recvcounts.data(), mt, mop, zc);
+      case Op::Allreduce: return zcoll_allreduce(in, out, count, mt, mop, zc);
+      case Op::Reduce: return zcoll_reduce(in, out, count, mt, mop, root, zc);
+    }
+    return ZCOLL_ERR_INTERNAL;
+  }
+};
+
+// The stats of zcoll's last call, over all ranks. eb_abs and the algorithm are the root's
+// (for bcast/scatter only the root resolves a REL bound; for the global ops every rank has
+// the same); bytes are summed, the times of the parts maxed.
+void record_stats(const zcoll_stats& st, int root, Result* res) {
+  double head[3] = {st.eb_abs, static_cast<double>(st.algorithm), static_cast<double>(st.compressed)};
+  MPI_Bcast(head, 3, MPI_DOUBLE, root, MPI_COMM_WORLD);
+  res->eb_abs = head[0];
+  res->algo_ran = algo_name(static_cast<int>(head[1]));
+  res->compressed = static_cast<int>(head[2]);
+  double sums[2] = {st.compressed ? static_cast<double>(st.raw_bytes) : 0.0, static_cast<double>(st.wire_bytes)};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  res->raw_bytes = sums[0];
+  res->wire_bytes = sums[1];
+  res->ratio = res->compressed && sums[1] > 0 ? sums[0] / sums[1] : 1.0;
+  double tm[4] = {st.t_compress, st.t_comm, st.t_decompress, st.t_reduce};
+  MPI_Allreduce(MPI_IN_PLACE, tm, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  res->t_compress = tm[0];
+  res->t_comm = tm[1];
+  res->t_decompress = tm[2];
+  res->t_reduce = tm[3];
+}
+
+// Times the zcoll collective into out and records its stats; 1 (on every rank) where a
+// zcoll call fails anywhere.
+template <class T>
+int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Result* res) {
+  zcoll_config cfg;
+  zcoll_config_init(&cfg);  // min_bytes stays at its default
+  cfg.codec.eb_mode = o.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
+  cfg.codec.eb = o.eb;
+  cfg.codec.threads = o.threads;
+  cfg.codec.codec = algo.codec;
+  cfg.algorithm = algo.algorithm;
+  cfg.reduction = algo.reduction;
+  zcoll_comm zc = nullptr;
+  const int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+  int worst = rc;
+  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (worst) {
+    if (rc) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_comm_create: %s\n", g_rank, zcoll_strerror(rc));
+    if (zc) zcoll_comm_free(&zc);
     return 1;
   }
-  const T* result = b.ref.data();  // the output checked: zcoll's, or plain MPI's for --algo mpi
-  if (algo.algorithm == ZCOLL_ALGO_MPI) {
-    res->time_s = res->time_mpi_s;
-    res->times = res->times_mpi;
-    res->eb_abs = eb_expected;
-  } else {
-    zcoll_config cfg;
-    zcoll_config_init(&cfg);  // min_bytes stays at its default
-    cfg.codec.eb_mode = o.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
-    cfg.codec.eb = o.eb;
-    cfg.codec.threads = o.threads;
-    cfg.algorithm = algo.algorithm;
-    cfg.reduction = algo.reduction;
-    cfg.codec.codec = algo.codec;
-    zcoll_comm zc = nullptr;
-    rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
-    int worst = rc;
-    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (worst) {
-      if (rc) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_comm_create: %s\n", r, zcoll_strerror(rc));
-      if (zc) zcoll_comm_free(&zc);
-      return 1;
-    }
-    auto z_call = [&]() -> int {
-      const void* in = b.send.data();
-      T* out = b.got.data();
-      switch (op) {
-        case Op::Allgather: return zcoll_allgather(in, icount, mt, out, icount, mt, zc);
-        case Op::Bcast: return zcoll_bcast(out, icount, mt, root, zc);
-        case Op::Scatter: return zcoll_scatter(in, icount, mt, out, icount, mt, root, zc);
-        case Op::Gather: return zcoll_gather(in, icount, mt, out, icount, mt, root, zc);
-        case Op::Alltoall: return zcoll_alltoall(in, icount, mt, out, icount, mt, zc);
-        case Op::ReduceScatter:
-          return b.recvcounts.empty() ? zcoll_reduce_scatter_block(in, out, rs_block, mt, mop, zc)
-                                      : zcoll_reduce_scatter(in, out, b.recvcounts.data(), mt, mop, zc);
-        case Op::Allreduce: return zcoll_allreduce(in, out, icount, mt, mop, zc);
-        case Op::Reduce: return zcoll_reduce(in, out, icount, mt, mop, root, zc);
-      }
-      return ZCOLL_ERR_INTERNAL;
-    };
-    int zrc = 0;
-    // zcoll_* return zcoll codes; keep this rank's own code for the message.
-    int mine = 0;
-    res->time_s = measure(o.warmup, o.iters, [&] { return mine = z_call(); }, &zrc, &res->times);
-    if (zrc) {
-      if (mine) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", r, o.op.c_str(), zcoll_strerror(mine));
-      else if (r == 0) std::fprintf(stderr, "zcoll-bench coll: zcoll_%s failed on another rank\n", o.op.c_str());
-      zcoll_comm_free(&zc);
-      return 1;
-    }
-    zcoll_stats st{};
-    zcoll_last_stats(zc, &st);
+  int any = 0, mine = 0;  // the largest code over the ranks; this rank's own, for its message
+  res->time_s =
+      zsupport::time_collective(o.warmup, o.iters, [&] { return mine = call.zcoll(out, zc); }, &any, &res->times);
+  if (any) {
+    if (mine)
+      std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", g_rank, o.op.c_str(), zcoll_strerror(mine));
+    else if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: zcoll_%s failed on another rank\n", o.op.c_str());
     zcoll_comm_free(&zc);
-
-    // Stats of the last call. eb_abs and the algorithm: the root's (for bcast/scatter only the
-    // root resolves a REL bound; for the global ops every rank has the same).
-    double head[3] = {st.eb_abs, static_cast<double>(st.algorithm), static_cast<double>(st.compressed)};
-    MPI_Bcast(head, 3, MPI_DOUBLE, root, MPI_COMM_WORLD);
-    res->eb_abs = head[0];
-    res->algo_ran = algo_name(static_cast<int>(head[1]));
-    res->compressed = static_cast<int>(head[2]);
-    double sums[2] = {st.compressed ? static_cast<double>(st.raw_bytes) : 0.0,
-                      static_cast<double>(st.wire_bytes)};
-    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    res->raw_bytes = sums[0];
-    res->wire_bytes = sums[1];
-    res->ratio = res->compressed && sums[1] > 0 ? sums[0] / sums[1] : 1.0;
-    double tm[4] = {st.t_compress, st.t_comm, st.t_decompress, st.t_reduce};
-    MPI_Allreduce(MPI_IN_PLACE, tm, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    res->t_compress = tm[0];
-    res->t_comm = tm[1];
-    res->t_decompress = tm[2];
-    res->t_reduce = tm[3];
-    res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
-    result = b.got.data();
+    return 1;
   }
+  zcoll_stats st{};
+  zcoll_last_stats(zc, &st);
+  zcoll_comm_free(&zc);
+  record_stats(st, o.root, res);
+  res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
+  return 0;
+}
 
-  // Errors over all ranks: against plain MPI's output, or for the reductions against the
-  // double-precision reduction of the inputs, for which plain MPI's own error is measured too
-  // (unless MPI's output is the result checked; the same on every rank: summarize is collective).
-  const double eb_unit = res->eb_abs > 0 ? res->eb_abs : eb_expected;
+// The errors of result over all ranks and the bound they must keep: against plain MPI's
+// output, or for the reductions against the double-precision reduction of the inputs, for
+// which plain MPI's own error is measured too (unless MPI's output is the result checked).
+// Collective: every rank calls it.
+template <class T>
+void record_errors(Op op, RedOp rop, const Algo& algo, const std::vector<T>& field, const Buffers<T>& b,
+                   const T* result, Result* res) {
+  const double eb_unit = res->eb_abs > 0 ? res->eb_abs : res->eb_abs_expected;
   auto over_eb = [&](double x) { return eb_unit > 0 ? x / eb_unit : (x > 0 ? INFINITY : 0); };
   ErrHist hist;
   ErrorSummary s, s_mpi;
   const bool red = is_reduction(op);
   if (red) {
     ReduceRef<T> ref{&field, {}, b.global_off, rop};
-    for (int q = 0; q < p; ++q) ref.shift.push_back(q * n0 / p);
+    for (int q = 0; q < g_size; ++q) ref.shift.push_back(q * field.size() / g_size);
     s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist), &hist);
     s_mpi = algo.algorithm == ZCOLL_ALGO_MPI
                 ? s
@@ -804,11 +545,48 @@ int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Res
   res->max_err_over_eb = over_eb(s.max_abs);
   res->err_p95_over_eb = s.p95_over_eb;
   res->mpi_max_abs_err = s_mpi.max_abs;
-  res->nrmse = s.range > 0 ? s.rmse / s.range : 0;
-  res->psnr_db = s.rmse > 0 && s.range > 0 ? 20 * std::log10(s.range / s.rmse) : INFINITY;
-  const double units = red ? reduction_bound_units(op, rop, algo, p, res->compressed) : (res->compressed ? 1 : 0);
+  res->nrmse = zsupport::nrmse(s.range, s.rmse);
+  res->psnr_db = zsupport::psnr_db(s.range, s.rmse);
+  const double units =
+      red ? reduction_bound_units(op, rop, algo, g_size, res->compressed) : (res->compressed ? 1 : 0);
   res->bound_abs = units * eb_unit + s.max_allow;
   res->bound_over_eb = over_eb(res->bound_abs);
+}
+
+// Plain MPI, then (unless --algo mpi) zcoll on the same input, then the errors of the
+// output checked. 0, or 1 on every rank where a call failed.
+template <class T>
+int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Result* res) {
+  const size_t count = std::max<size_t>(1, (o.bytes + sizeof(T) / 2) / sizeof(T));
+  if (count > static_cast<size_t>(INT_MAX)) {
+    if (g_rank == 0)
+      std::fprintf(stderr, "zcoll-bench coll: --bytes gives %zu elements, more than an int count\n", count);
+    return 1;
+  }
+  const RedOp rop = parse_reduce_op(o.reduce_op);
+  Buffers<T> b = make_buffers(op, count, o.root, field);
+  const Call<T> call{op, static_cast<int>(count), o.root, mpi_op(rop), b};
+  res->ranks = g_size;
+  res->bytes_per_rank = count * sizeof(T);
+  res->eb_abs_expected = expected_eb_abs(o, op, b, count);
+
+  int rc = 0;
+  res->time_mpi_s =
+      zsupport::time_collective(o.warmup, o.iters, [&] { return call.mpi(b.ref.data()); }, &rc, &res->times_mpi);
+  if (rc) {
+    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: MPI %s failed (code %d)\n", o.op.c_str(), rc);
+    return 1;
+  }
+  const T* result = b.ref.data();  // the output checked: zcoll's, or plain MPI's for --algo mpi
+  if (algo.algorithm == ZCOLL_ALGO_MPI) {
+    res->time_s = res->time_mpi_s;
+    res->times = res->times_mpi;
+    res->eb_abs = res->eb_abs_expected;
+  } else {
+    if (time_zcoll(o, algo, call, b.got.data(), res)) return 1;
+    result = b.got.data();
+  }
+  record_errors(op, rop, algo, field, b, result, res);
   return 0;
 }
 
@@ -825,14 +603,14 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"root\":%d,\"input\":\"%s\",\"mpi_library\":\"%s\"}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
-        r.bytes_per_rank, r.eb_mode.c_str(), jnum(r.eb, "%.6g").c_str(), jnum(r.eb_abs).c_str(),
-        jnum(r.eb_abs_expected).c_str(), jnum(r.time_s, "%.6f").c_str(), jnum(r.time_mpi_s, "%.6f").c_str(),
-        jnum(r.speedup, "%.4f").c_str(), jnum(r.ratio, "%.4f").c_str(), r.raw_bytes, r.wire_bytes,
-        jnum(r.max_abs_err).c_str(), jnum(r.max_err_over_eb, "%.6f").c_str(),
-        jnum(r.err_p95_over_eb, "%.6f").c_str(), jnum(r.mean_err, "%.6g").c_str(), jnum(r.mpi_max_abs_err).c_str(),
-        jnum(r.bound_over_eb, "%.6f").c_str(), jnum(r.psnr_db, "%.3f").c_str(), jnum(r.nrmse, "%.6g").c_str(),
-        jnum(r.t_compress, "%.6f").c_str(), jnum(r.t_comm, "%.6f").c_str(), jnum(r.t_decompress, "%.6f").c_str(),
-        jnum(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, json_escape(r.input).c_str(), json_escape(lib).c_str());
+        r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
+        json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
+        json_number(r.speedup, "%.4f").c_str(), json_number(r.ratio, "%.4f").c_str(), r.raw_bytes, r.wire_bytes,
+        json_number(r.max_abs_err).c_str(), json_number(r.max_err_over_eb, "%.6f").c_str(),
+        json_number(r.err_p95_over_eb, "%.6f").c_str(), json_number(r.mean_err, "%.6g").c_str(), json_number(r.mpi_max_abs_err).c_str(),
+        json_number(r.bound_over_eb, "%.6f").c_str(), json_number(r.psnr_db, "%.3f").c_str(), json_number(r.nrmse, "%.6g").c_str(),
+        json_number(r.t_compress, "%.6f").c_str(), json_number(r.t_comm, "%.6f").c_str(), json_number(r.t_decompress, "%.6f").c_str(),
+        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str());
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
@@ -849,20 +627,6 @@ void print(const Result& r, bool json, const std::string& lib) {
 }
 
 template <class T>
-bool load_field(const std::string& path, std::vector<T>* field, std::string* err) {
-  const auto raw = read_all(path, err);
-  if (!err->empty()) return false;
-  if (raw.size() < sizeof(T) || raw.size() % sizeof(T)) {
-    *err = path + ": size " + std::to_string(raw.size()) + " is not a positive multiple of " +
-           std::to_string(sizeof(T)) + " bytes";
-    return false;
-  }
-  field->resize(raw.size() / sizeof(T));
-  std::memcpy(field->data(), raw.data(), raw.size());  // raw little-endian; x86/arm64 hosts
-  return true;
-}
-
-template <class T>
 int run_typed(const Opts& o, Op op, const Algo& algo, Result* res) {
   // Read once per launch: every configuration of a list uses the same --input.
   static std::vector<T> field;
@@ -871,7 +635,7 @@ int run_typed(const Opts& o, Op op, const Algo& algo, Result* res) {
   int ok = 1, all = 0;
   if (loaded != o.input) {
     field.clear();
-    ok = load_field(o.input, &field, &err) ? 1 : 0;
+    ok = zsupport::read_values(o.input, &field, &err) ? 1 : 0;
     loaded = ok ? o.input : std::string();
   }
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -911,7 +675,7 @@ int run_one(const Opts& o) {
   res.reduction = reduction_name(algo);
   const int rc = o.dtype == "f32" ? run_typed<float>(o, op, algo, &res) : run_typed<double>(o, op, algo, &res);
   if (rc) return rc;
-  const std::string lib = mpi_library();
+  const std::string lib = zsupport::mpi_library();
   if (g_rank == 0) print(res, o.json, lib);
   bool fail = false;
   if (g_rank == 0) {

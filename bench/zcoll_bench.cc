@@ -25,6 +25,7 @@
 //   mpiexec -n N zcoll-bench coll --op OP --input FILE ... (see coll_bench.cc): compressed
 // collectives (reductions included) against plain MPI on the same buffers; MPI is initialised
 // only there.
+// `zcoll-bench --help` lists the verbs; `zcoll-bench VERB --help` describes one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,12 +33,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <omp.h>
 #include <string>
 #include <vector>
 
+#include "tool_support.h"
 #include "zcoll.h"
 
 namespace fs = std::filesystem;
@@ -53,26 +54,66 @@ struct Options {
   bool json = false, eb_given = false;
 };
 
+std::string codec_usage() {
+  return "usage: zcoll-bench codec [--input FILE --dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
+         "                         [--codec " + zsupport::codec_names("|", "|") +
+         "] [--threads N] [--repeat K] [--chunk N]\n"
+         "                         [--dims AxBxC|auto] [--json]\n";
+}
+
+const char* const kHomomorphicUsage =
+    "usage: zcoll-bench homomorphic --input A --input B [--dtype f32|f64] [--eb-mode abs|rel]\n"
+    "                         [--eb X] [--threads N] [--iters K] [--json]\n"
+    "                         (A + B: zcoll_combine against decompress-add-compress, medians of K\n"
+    "                         (default 5) alternating runs each; REL: of the range of A and B; threads\n"
+    "                         default 1)\n";
+
+const char* const kCollSynopsis =
+    "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE [--dtype f32|f64] [--eb-mode abs|rel]\n"
+    "                         [--eb X] [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|...]\n"
+    "                         [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W]\n"
+    "                         [--threads T] [--root R] [--json]\n"
+    "                         OP: allgather|bcast|scatter|gather|alltoall|reduce_scatter|allreduce|reduce\n"
+    "                         (zcoll-bench coll --help for details)\n";
+
+// Every verb's synopsis, "usage: " dropped after the first.
+std::string all_usage() {
+  std::string out;
+  for (std::string u : {codec_usage(), std::string(kHomomorphicUsage), std::string(kCollSynopsis)})
+    out += out.empty() ? u : "       " + u.substr(7);
+  return out;
+}
+
 [[noreturn]] void usage(const char* msg) {
-  std::fprintf(stderr,
-               "zcoll-bench: %s\n"
-               "usage: zcoll-bench codec [--input FILE --dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
-               "                         [--codec fzl|lpbyte|lpbit|szx] [--threads N] [--repeat K] [--chunk N]\n"
-               "                         [--dims AxBxC|auto] [--json]\n"
-               "       zcoll-bench homomorphic --input A --input B [--dtype f32|f64] [--eb-mode abs|rel]\n"
-               "                         [--eb X] [--threads N] [--iters K] [--json]\n"
-               "                         (A + B: zcoll_combine against decompress-add-compress, medians of K\n"
-               "                         (default 5) alternating runs each; REL: of the range of A and B; threads\n"
-               "                         default 1)\n"
-               "       mpiexec -n N zcoll-bench coll --op OP --input FILE [--dtype f32|f64] [--eb-mode abs|rel]\n"
-               "                         [--eb X] [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|...]\n"
-               "                         [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W]\n"
-               "                         [--threads T] [--root R] [--json]\n"
-               "                         OP: allgather|bcast|scatter|gather|alltoall|reduce_scatter|allreduce|reduce\n"
-               "                         (zcoll-bench coll --help for details)\n",
-               msg);
+  std::fprintf(stderr, "zcoll-bench: %s\n%s", msg, all_usage().c_str());
   std::exit(2);
 }
+
+[[noreturn]] void help(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  std::exit(0);
+}
+
+const char* const kCodecHelp =
+    "Without --input: every field in data/ and ../shared/datasets (or the directories in\n"
+    "$ZCOLL_DATA_DIRS) at REL 1e-2..1e-5, as a table. With --input: that field, one line (or JSON\n"
+    "object with --json). Throughput is uncompressed bytes per second, best of --repeat runs\n"
+    "(default 5), next to memcpy of a buffer of the same size. --dims gives the shape hint (auto:\n"
+    "from the _AxBxC in the file name); --chunk the chunk length in elements. Exit status 1 if an\n"
+    "element is outside the bound, 2 for a usage error.\n";
+
+const char* const kHomomorphicHelp =
+    "C = A + B on compressed data (no MPI): zcoll_combine of the two streams against\n"
+    "decompress-add-compress, and zcoll_combine_values (A uncompressed, B compressed: a ring\n"
+    "reduction's step) against B decompressed, A added, compressed. Exit status 1 if an error\n"
+    "exceeds zcoll.h's bound, 2 for a usage error.\n";
+
+const char* const kVerbs =
+    "zcoll-bench: benchmarks of zcoll's codecs and collectives. Verbs:\n"
+    "  codec        ratio, throughput and error of one field, or the table of the data/ fields\n"
+    "  homomorphic  A + B on compressed streams against decompress-add-compress (no MPI)\n"
+    "  coll         one collective, compressed against plain MPI on the same buffers (under mpiexec)\n"
+    "zcoll-bench VERB --help describes one.\n\n";
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -96,11 +137,6 @@ double best_of(int k, F&& f) {
   return *std::min_element(t.begin(), t.end());
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 // Medians of k calls each of f and g, alternated (f, g, f, g, ...) after one untimed
 // warm-up call of each, so that a change in the host's speed during the run affects
 // both sides alike.
@@ -113,47 +149,7 @@ std::pair<double, double> medians_alternating(int k, F&& f, G&& g) {
     tf.push_back(time_calls(1, f)[0]);
     tg.push_back(time_calls(1, g)[0]);
   }
-  return {median(tf), median(tg)};
-}
-
-std::vector<unsigned char> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    std::fprintf(stderr, "zcoll-bench: cannot open %s\n", path.c_str());
-    std::exit(1);
-  }
-  return std::vector<unsigned char>(std::istreambuf_iterator<char>(f), {});
-}
-
-// "cesm_TS_10x192x288.f32" -> {10, 192, 288}
-std::vector<size_t> shape_from_name(const std::string& name) {
-  std::vector<size_t> dims;
-  const std::string stem = fs::path(name).stem().string();
-  const size_t us = stem.rfind('_');
-  if (us == std::string::npos) return dims;
-  std::string s = stem.substr(us + 1);
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    const size_t x = s.find('x', pos);
-    const std::string part = s.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return {};
-    dims.push_back(std::stoull(part));
-    if (x == std::string::npos) break;
-    pos = x + 1;
-  }
-  return dims;
-}
-
-std::vector<size_t> parse_dims(const std::string& s) {
-  std::vector<size_t> d;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t x = s.find('x', pos);
-    d.push_back(std::stoull(s.substr(pos, x - pos)));
-    if (x == std::string::npos) break;
-    pos = x + 1;
-  }
-  return d;
+  return {zsupport::median(tf), zsupport::median(tg)};
 }
 
 // Published fZ-light ratios measured on these machines (shared/notes/anchors.md), the
@@ -204,16 +200,8 @@ void quality(const T* x, const T* y, size_t n, double eb_abs, Result& r) {
   r.max_err_over_eb = mx / eb_abs;
   r.mean_err = finite ? sum / finite : 0;
   r.rmse = finite ? std::sqrt(sq / finite) : 0;
-  r.nrmse = range > 0 ? r.rmse / range : 0;
-  r.psnr_db = r.rmse > 0 && range > 0 ? 20 * std::log10(range / r.rmse) : INFINITY;
-}
-
-// The zcoll_codec_id of --codec (0 if unknown).
-int codec_id(const std::string& name) {
-  if (name == "fzl") return ZCOLL_CODEC_FZL;
-  if (name == "lpbyte") return ZCOLL_CODEC_LPBYTE;
-  if (name == "szx") return ZCOLL_CODEC_SZX;
-  return name == "lpbit" ? ZCOLL_CODEC_LPBIT : 0;
+  r.nrmse = zsupport::nrmse(range, r.rmse);
+  r.psnr_db = zsupport::psnr_db(range, r.rmse);
 }
 
 template <class T>
@@ -225,7 +213,7 @@ Result run_codec(const std::string& file, const std::vector<unsigned char>& raw,
   const zcoll_dtype dt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
   zcoll_codec_params p;
   zcoll_codec_params_init(&p);
-  p.codec = codec_id(o.codec);
+  p.codec = zsupport::codec_id(o.codec);
   p.eb_mode = o.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
   p.eb = o.eb;
   p.threads = o.threads;
@@ -274,21 +262,30 @@ Result run_codec(const std::string& file, const std::vector<unsigned char>& raw,
   return r;
 }
 
+// Exits (status 1) where the file cannot be read.
+std::vector<unsigned char> read_or_exit(const std::string& path) {
+  std::vector<unsigned char> raw;
+  std::string err;
+  if (!zsupport::read_file(path, &raw, &err)) {
+    std::fprintf(stderr, "zcoll-bench: %s\n", err.c_str());
+    std::exit(1);
+  }
+  return raw;
+}
+
 Result run_one(const std::string& file, const std::string& dtype, const Options& o) {
-  const auto raw = read_file(file);
+  const auto raw = read_or_exit(file);
   std::vector<size_t> dims;
-  if (o.dims == "auto") dims = shape_from_name(file);
-  else if (!o.dims.empty()) dims = parse_dims(o.dims);
+  if (o.dims == "auto") dims = zsupport::shape_from_name(file);
+  else if (!o.dims.empty()) dims = zsupport::parse_extents(o.dims);
   if (dtype == "f32") return run_codec<float>(file, raw, o, dims);
   if (dtype == "f64") return run_codec<double>(file, raw, o, dims);
   usage("--dtype must be f32 or f64");
 }
 
 void print_json(const Result& r) {
-  // JSON has no infinity: an exact reconstruction has no finite PSNR.
-  char buf[32] = "null";
-  if (std::isfinite(r.psnr_db)) std::snprintf(buf, sizeof buf, "%.3f", r.psnr_db);
-  const std::string psnr = buf;
+  // An exact reconstruction has no finite PSNR: null.
+  const std::string psnr = zsupport::json_number(r.psnr_db, "%.3f");
   std::printf(
       "{\"file\":\"%s\",\"dtype\":\"%s\",\"n\":%zu,\"codec\":\"%s\",\"eb_mode\":\"%s\",\"eb\":%.6g,"
       "\"eb_abs\":%.9g,\"threads\":%d,\"ndims\":%d,\"bytes\":%zu,\"compressed_bytes\":%zu,\"ratio\":%.4f,"
@@ -300,42 +297,8 @@ void print_json(const Result& r) {
       r.max_err_over_eb, r.mean_err, r.rmse, psnr.c_str(), r.nrmse, r.exact_specials ? "true" : "false");
 }
 
-std::vector<fs::path> default_fields() {
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("ZCOLL_DATA_DIRS")) {
-    std::string s = env;
-    for (size_t pos = 0; pos <= s.size();) {
-      const size_t c = s.find(':', pos);
-      dirs.emplace_back(s.substr(pos, c - pos));
-      if (c == std::string::npos) break;
-      pos = c + 1;
-    }
-  } else {
-    const fs::path src = ZCOLL_SOURCE_DIR;
-    dirs = {src / "data", src / ".." / "shared" / "datasets"};
-  }
-  std::vector<fs::path> files;
-  std::map<std::string, bool> seen;
-  for (const auto& d : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(d, ec)) continue;
-    std::vector<fs::path> here;
-    for (const auto& e : fs::directory_iterator(d, ec)) {
-      const auto ext = e.path().extension();
-      if (ext == ".f32" || ext == ".f64") here.push_back(e.path());
-    }
-    std::sort(here.begin(), here.end());
-    for (const auto& f : here) {
-      if (seen[f.filename().string()]) continue;  // data/ holds copies of some shared fields
-      seen[f.filename().string()] = true;
-      files.push_back(f);
-    }
-  }
-  return files;
-}
-
 int codec_table(Options o) {
-  const auto files = default_fields();
+  const auto files = zsupport::field_files();
   if (files.empty()) {
     std::fprintf(stderr, "zcoll-bench: no fields found in data/ or ../shared/datasets\n");
     return 1;
@@ -354,16 +317,16 @@ int codec_table(Options o) {
   std::vector<double> comp32, decomp32;
   bool all_within = true;
   for (const auto& f : files) {
-    const std::string dtype = f.extension() == ".f64" ? "f64" : "f32";
+    const std::string dtype = zsupport::dtype_from_name(f);
     for (double rel : {1e-2, 1e-3, 1e-4, 1e-5}) {
       Options a = o;
       a.eb_mode = "rel";
       a.eb = rel;
       a.dims.clear();
-      Result r1 = run_one(f.string(), dtype, a);
+      Result r1 = run_one(f, dtype, a);
       a.dims = "auto";
       // The shape hint changes nothing for the linear-predictor codecs: not run twice.
-      Result r2 = o.codec == "fzl" ? run_one(f.string(), dtype, a) : r1;
+      Result r2 = o.codec == "fzl" ? run_one(f, dtype, a) : r1;
       all_within = all_within && r1.max_err_over_eb <= 1.0 && r2.max_err_over_eb <= 1.0;
       if (o.json) {
         print_json(r1);
@@ -387,7 +350,7 @@ int codec_table(Options o) {
   }
   if (!o.json && !comp32.empty()) {
     std::printf("\nmedian over the f32 fields at REL 1e-4, %d thread(s), 1-D: compress %.2f GB/s, decompress %.2f GB/s\n",
-                o.threads, median(comp32), median(decomp32));
+                o.threads, zsupport::median(comp32), zsupport::median(decomp32));
     std::printf("every element within eb: %s\n", all_within ? "yes" : "NO");
   }
   return all_within ? 0 : 1;
@@ -398,6 +361,8 @@ Options parse_options(int argc, char** argv, bool homomorphic) {
   Options o;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--help" || a == "-h") help(homomorphic ? std::string(kHomomorphicUsage) + kHomomorphicHelp
+                                                     : codec_usage() + kCodecHelp);
     auto val = [&]() -> std::string {
       if (i + 1 >= argc) usage(("missing value for " + a).c_str());
       return argv[++i];
@@ -412,7 +377,10 @@ Options parse_options(int argc, char** argv, bool homomorphic) {
     else if (!homomorphic && a == "--codec") o.codec = val();
     else if (!homomorphic && a == "--repeat") o.repeat = std::max(1, std::atoi(val().c_str()));
     else if (!homomorphic && a == "--chunk") o.chunk = std::strtoull(val().c_str(), nullptr, 10);
-    else if (!homomorphic && a == "--dims") o.dims = val();
+    else if (!homomorphic && a == "--dims") {
+      o.dims = val();
+      if (o.dims != "auto" && zsupport::parse_extents(o.dims).empty()) usage("--dims takes AxBxC or auto");
+    }
     else usage(("unknown option " + a).c_str());
   }
   if (o.eb_mode != "abs" && o.eb_mode != "rel") usage("--eb-mode must be abs or rel");
@@ -421,9 +389,11 @@ Options parse_options(int argc, char** argv, bool homomorphic) {
 
 int codec_main(int argc, char** argv) {
   Options o = parse_options(argc, argv, false);
-  if (!codec_id(o.codec)) usage("--codec must be fzl, lpbyte, lpbit or szx");
+  const int codec = zsupport::codec_id(o.codec);
+  if (!codec) usage(("--codec must be " + zsupport::codec_names(", ", " or ")).c_str());
+  o.codec = zcoll_codec_name(codec);
   if (o.input.empty()) return codec_table(o);
-  if (o.dtype.empty()) o.dtype = fs::path(o.input).extension() == ".f64" ? "f64" : "f32";
+  if (o.dtype.empty()) o.dtype = zsupport::dtype_from_name(o.input) == "f64" ? "f64" : "f32";
   const Result r = run_one(o.input, o.dtype, o);
   if (o.json) {
     print_json(r);
@@ -441,14 +411,12 @@ int codec_main(int argc, char** argv) {
 // The values of a raw little-endian file; exits (status 1) if it holds no whole element.
 template <class T>
 std::vector<T> load_values(const std::string& file) {
-  const auto raw = read_file(file);
-  if (raw.size() < sizeof(T) || raw.size() % sizeof(T)) {
-    std::fprintf(stderr, "zcoll-bench: %s: size %zu is not a positive multiple of %zu bytes\n", file.c_str(),
-                 raw.size(), sizeof(T));
+  std::vector<T> v;
+  std::string err;
+  if (!zsupport::read_values(file, &v, &err)) {
+    std::fprintf(stderr, "zcoll-bench: %s\n", err.c_str());
     std::exit(1);
   }
-  std::vector<T> v(raw.size() / sizeof(T));
-  std::memcpy(v.data(), raw.data(), raw.size());
   return v;
 }
 
@@ -501,15 +469,10 @@ HomoResult run_homomorphic(const Options& o) {
   // One absolute bound for both operands (zcoll's REL rule, over A and B together).
   double eb_abs = o.eb;
   if (o.eb_mode == "rel") {
-    double lo = INFINITY, hi = -INFINITY, mag = 0;
-    for (const auto* v : {&a, &b})
-      for (const T x : *v)
-        if (std::isfinite(x)) {
-          lo = std::min<double>(lo, x);
-          hi = std::max<double>(hi, x);
-          mag = std::max<double>(mag, std::fabs(x));
-        }
-    eb_abs = hi > lo ? o.eb * (hi - lo) : mag > 0 ? o.eb * mag : o.eb;
+    zsupport::ValueRange range;
+    range.add(a.data(), n);
+    range.add(b.data(), n);
+    eb_abs = range.rel_bound(o.eb);
   }
   zcoll_codec_params prm;
   zcoll_codec_params_init(&prm);
@@ -610,10 +573,9 @@ int homomorphic_main(int argc, char** argv) {
   if (o.iters < 1) usage("--iters must be at least 1");
   if (o.threads < 0) usage("--threads must be 0 (the OpenMP default) or more");
   if (o.dtype.empty()) {
-    const auto ext = fs::path(o.inputs[0]).extension();
-    if (ext != ".f32" && ext != ".f64") usage("--dtype not given and A has no .f32/.f64 suffix");
-    o.dtype = ext == ".f64" ? "f64" : "f32";
-    if (fs::path(o.inputs[1]).extension() != ext) usage("A and B have different element types (.f32/.f64)");
+    o.dtype = zsupport::dtype_from_name(o.inputs[0]);
+    if (o.dtype.empty()) usage("--dtype not given and A has no .f32/.f64 suffix");
+    if (zsupport::dtype_from_name(o.inputs[1]) != o.dtype) usage("A and B have different element types (.f32/.f64)");
   }
   if (o.dtype != "f32" && o.dtype != "f64") usage("--dtype must be f32 or f64");
   const HomoResult r = o.dtype == "f32" ? run_homomorphic<float>(o) : run_homomorphic<double>(o);
@@ -662,6 +624,7 @@ int coll_main(int argc, char** argv);  // coll_bench.cc
 int main(int argc, char** argv) {
   if (argc < 2) usage("missing command (codec, homomorphic or coll)");
   const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") help(kVerbs + all_usage());
   if (cmd == "codec") return codec_main(argc - 2, argv + 2);
   if (cmd == "homomorphic") return homomorphic_main(argc - 2, argv + 2);
   if (cmd == "coll") return coll_main(argc - 2, argv + 2);

@@ -29,19 +29,20 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "png_writer.h"
+#include "tool_support.h"
 
 namespace {
 
 using zcoll_apps::write_png;
 
 struct Options {
-  std::string field = ZCOLL_APPS_DATA_DIR "/cesm_TS_10x192x288.f32";
+  std::string field = zsupport::data_file("cesm_TS_10x192x288.f32");
   size_t width = 4096, height = 4096;
   int images_per_rank = 0;  // 0: images / ranks
   double eb = 1e-4;
@@ -104,64 +105,42 @@ struct Field {
   const float* image(size_t k) const { return values.data() + k * rows * cols; }
 };
 
+template <class T>
+bool read_as_float(const std::string& path, size_t n, std::vector<float>* out, std::string* err) {
+  std::vector<T> raw;
+  if (!zsupport::read_values(path, &raw, err)) return false;
+  if (raw.size() < n) {
+    *err = "short file (size does not match its dimensions): " + path;
+    return false;
+  }
+  out->assign(raw.begin(), raw.begin() + static_cast<ptrdiff_t>(n));
+  return true;
+}
+
 bool load_field(const std::string& path, Field* f, std::string* err) {
-  const size_t slash = path.find_last_of('/');
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  const size_t us = base.find_last_of('_'), dot = base.find_last_of('.');
-  if (us == std::string::npos || dot == std::string::npos || dot < us) {
+  const std::string base = std::filesystem::path(path).filename().string();
+  const std::vector<size_t> dims = zsupport::shape_from_name(path);
+  if (dims.empty()) {
     *err = "file name must look like NAME_AxBxC.f32 or .f64: " + base;
     return false;
   }
-  const std::string ext = base.substr(dot + 1);
-  if (ext != "f32" && ext != "f64") {
+  const std::string dtype = zsupport::dtype_from_name(path);
+  if (dtype.empty()) {
     *err = "extension must be .f32 or .f64: " + base;
     return false;
-  }
-  std::vector<size_t> dims;
-  for (size_t p = us + 1; p < dot;) {
-    char* end = nullptr;
-    const unsigned long long d = std::strtoull(base.c_str() + p, &end, 10);
-    const size_t q = static_cast<size_t>(end - base.c_str());
-    if (q == p || d == 0 || (q < dot && base[q] != 'x')) {
-      *err = "cannot read the dimensions in " + base;
-      return false;
-    }
-    dims.push_back(d);
-    p = q + 1;
   }
   if (dims.size() < 2) {
     *err = "need at least two dimensions (an image) in " + base;
     return false;
   }
-  f->name = base.substr(0, us);
+  f->name = base.substr(0, base.find_last_of('_'));
   f->rows = dims[dims.size() - 2];
   f->cols = dims.back();
   f->images = 1;
   for (size_t i = 0; i + 2 < dims.size(); ++i) f->images *= dims[i];
-  const size_t n = f->images * f->rows * f->cols, esize = ext == "f32" ? 4 : 8;
-  FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp) {
-    *err = "cannot open " + path;
-    return false;
-  }
-  std::vector<unsigned char> raw(n * esize);
-  const size_t got = std::fread(raw.data(), 1, raw.size(), fp);
-  std::fclose(fp);
-  if (got != raw.size()) {
-    *err = "short file (size does not match its dimensions): " + path;
-    return false;
-  }
-  f->values.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (esize == 4) {
-      std::memcpy(&f->values[i], &raw[4 * i], 4);
-    } else {
-      double d;
-      std::memcpy(&d, &raw[8 * i], 8);
-      f->values[i] = static_cast<float>(d);
-    }
-  }
-  return true;
+  const size_t n = f->images * f->rows * f->cols;
+  return dtype == "f32" ? read_as_float<float>(path, n, &f->values, err)
+                        : read_as_float<double>(path, n, &f->values, err);
 }
 
 // Rank r's stack of one tile: its K images added in double, rounded to float.
@@ -190,22 +169,12 @@ void tile_to(const std::vector<T>& tile, size_t rows, size_t cols, size_t height
   }
 }
 
-// Slowest rank's time of each call; the median over the timed calls.
-template <class Call>
-double time_calls(const Options& o, Call&& call) {
-  std::vector<double> t;
-  for (int i = 0; i < o.warmup + o.iters; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    const bool ok = call();
-    // Every rank learns of a failure anywhere, so that none waits in a later collective.
-    double mine[2] = {MPI_Wtime() - t0, ok ? 0.0 : 1.0}, worst[2];
-    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (worst[1] > 0) return -1;
-    if (i >= o.warmup) t.push_back(worst[0]);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+// The median of the slowest rank's time over the timed calls; -1 where a call failed.
+double time_calls(const Options& o, const std::function<bool()>& call) {
+  std::vector<double> times;
+  int failed = 0;
+  const double t = zsupport::time_collective(o.warmup, o.iters, [&] { return call() ? 0 : 1; }, &failed, &times);
+  return failed ? -1 : t;
 }
 
 struct Quality {
@@ -237,8 +206,8 @@ Quality compare(const std::vector<float>& result, const std::vector<double>& ref
   q.mean_err = sum / n;
   q.rmse = std::sqrt(sq / n);
   const double range = hi - lo;
-  q.nrmse = range > 0 ? q.rmse / range : 0;
-  q.psnr_db = q.rmse > 0 && range > 0 ? 20 * std::log10(range / q.rmse) : INFINITY;
+  q.nrmse = zsupport::nrmse(range, q.rmse);
+  q.psnr_db = zsupport::psnr_db(range, q.rmse);
   return q;
 }
 
