@@ -115,11 +115,10 @@ inline bool parse_block(const uint8_t*& p, const uint8_t* end, const uint8_t* bu
   return true;
 }
 
-// The exact values of a parsed block, at their positions in v.
+// A block's exact values (mask, and where they are stored) at their positions in v.
 template <class T>
-inline void copy_exact(const ParsedBlock& pb, T* v) {
-  const uint8_t* src = pb.exact_src;
-  for (uint32_t e = pb.exact; e; e &= e - 1, src += sizeof(T)) std::memcpy(v + __builtin_ctz(e), src, sizeof(T));
+inline void copy_exact(uint32_t mask, const uint8_t* src, T* v) {
+  for (uint32_t e = mask; e; e &= e - 1, src += sizeof(T)) std::memcpy(v + __builtin_ctz(e), src, sizeof(T));
 }
 
 #if defined(__AVX2__)
@@ -127,15 +126,16 @@ inline void copy_exact(const ParsedBlock& pb, T* v) {
 template <class T>
 uint8_t* emit_block_avx2(const __m256i m[4], uint32_t signs, unsigned b, uint32_t exact_mask, const T* x, bool alt,
                          uint8_t* p) {
-  if (b > 16) {
-    alignas(32) uint32_t mags[kBlock];
-    for (unsigned j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(mags + 8 * j), m[j]);
-    return emit_block(mags, signs, b, kBlock, exact_mask, x, alt, p);
-  }
   p = emit_tag(b, exact_mask, alt, p);
   if (b) {
     store_u32(p, signs);
-    pack32_avx2(m, b, p + 4);
+    if (b <= 16) {
+      pack32_avx2(m, b, p + 4);
+    } else {
+      alignas(32) uint32_t mags[kBlock];
+      for (unsigned j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(mags + 8 * j), m[j]);
+      Coders::pack[b](mags, p + 4);
+    }
     p += 4 + 4 * b;
   }
   return emit_exact(exact_mask, x, p);

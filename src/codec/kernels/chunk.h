@@ -97,13 +97,7 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     if (!qout)
       for (size_t i = 0; i < n; ++i) store_elem(out + i, dequantize_value<T>(q[i], twoeb));
   }
-  for (size_t blk = 0; blk < nblocks; ++blk) {
-    const uint8_t* src = s.exact_src[blk];
-    for (uint32_t m = s.exact[blk]; m; m &= m - 1) {
-      std::memcpy(out + blk * kBlock + __builtin_ctz(m), src, sizeof(T));
-      src += sizeof(T);
-    }
-  }
+  for (size_t blk = 0; blk < nblocks; ++blk) copy_exact(s.exact[blk], s.exact_src[blk], out + blk * kBlock);
   return true;
 }
 

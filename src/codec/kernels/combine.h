@@ -1,7 +1,5 @@
-// Homomorphic combination: two chunks (combine_chunk), or values and a chunk
-// (fold_chunk), combined on their integers and encoded like a fresh chunk.
-//
-// Both chunks are decoded to integers (no dequantization), combined position by
+// Homomorphic combination of two chunks (combine_chunk), or of values and a chunk
+// (fold_chunk): both are decoded to integers (no dequantization), combined position by
 // position, and the result is encoded like a fresh chunk. A position becomes exact
 // (stored as a value) when it cannot stay on the integer grid: an exact value on
 // either side for SUM, or a sum outside the quantizer's range, checked before it is
@@ -31,15 +29,13 @@ inline void minmax_block_scalar(int32_t* qa, const int32_t* qb, unsigned len) {
 }
 
 // SUM of two full 1-D blocks of residuals on the linear path (see combine_chunk_1d):
-// the result's residuals are the operands' residuals added. (The AVX2 kernels sum
-// blocks in registers, sum_blocks_avx2, and come here only for the rare block that
-// cannot be read into registers.) Mixed predictors:
+// the result's residuals are the operands' residuals added. Mixed predictors:
 // second-order residuals are differences of first-order ones (the first against the
 // state's last difference), so the first-order side converts and the sum is second
 // order. Emits the block and advances the three states; false (nothing written) when
 // the result's integers could leave the quantizer's range.
 template <class T>
-bool sum_blocks(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, uint32_t& q1, uint32_t& d1,
+bool sum_blocks_scalar(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, uint32_t& q1, uint32_t& d1,
                        uint32_t& qa1, uint32_t& da1, uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
   const bool alt = a_alt || b_alt;
   int32_t conv[kBlock];
@@ -77,10 +73,10 @@ bool sum_blocks(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, ui
   return true;
 }
 
-// Each ISA defines add_block and minmax_block (the AVX2 kernels take full blocks in
-// registers) from the scalar forms above.
+// Each ISA defines sum_blocks, add_block and minmax_block (the AVX2 kernels take full
+// blocks in registers) from the scalar forms above.
 #if defined(__AVX2__)
-// sum_blocks with the residuals in registers.
+// sum_blocks_scalar with the residuals in registers.
 template <class T>
 bool sum_blocks_avx2(const RegBlock& A, const RegBlock& B, uint32_t& q1, uint32_t& d1, uint32_t& qa1, uint32_t& da1,
                      uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
@@ -116,6 +112,19 @@ bool sum_blocks_avx2(const RegBlock& A, const RegBlock& B, uint32_t& q1, uint32_
   return true;
 }
 
+template <class T>
+bool sum_blocks(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, uint32_t& q1, uint32_t& d1,
+                uint32_t& qa1, uint32_t& da1, uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
+  RegBlock fa, fb;
+  fa.alt = a_alt;
+  fb.alt = b_alt;
+  for (unsigned j = 0; j < 4; ++j) {
+    fa.r[j] = load_q8(ra + 8 * j);
+    fb.r[j] = load_q8(rb + 8 * j);
+  }
+  return sum_blocks_avx2<T>(fa, fb, q1, d1, qa1, da1, qb1, db1, p);
+}
+
 inline uint32_t add_block(int32_t* qa, const int32_t* qb, unsigned len) {
   if (len != kBlock) return add_block_scalar(qa, qb, len);
   uint32_t over = 0;
@@ -138,6 +147,11 @@ inline void minmax_block(int32_t* qa, const int32_t* qb, unsigned len) {
   }
 }
 #else
+template <class T>
+bool sum_blocks(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, uint32_t& q1, uint32_t& d1,
+                uint32_t& qa1, uint32_t& da1, uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
+  return sum_blocks_scalar<T>(ra, a_alt, rb, b_alt, q1, d1, qa1, da1, qb1, db1, p);
+}
 inline uint32_t add_block(int32_t* qa, const int32_t* qb, unsigned len) { return add_block_scalar(qa, qb, len); }
 template <bool kMax>
 inline void minmax_block(int32_t* qa, const int32_t* qb, unsigned len) {
@@ -267,8 +281,8 @@ size_t combine_chunk_1d(int op, const ChunkRef& a, const ChunkRef& b, size_t n, 
     // Value by value: rebuild both blocks' integers, combine, re-predict.
     rebuild_block(ra, len, ba.alt, ba.b, qa1, da1, g, qa);
     rebuild_block(rb, len, bb.alt, bb.b, qb1, db1, g, qb);
-    copy_exact(ba, va);
-    copy_exact(bb, vb);
+    copy_exact(ba.exact, ba.exact_src, va);
+    copy_exact(bb.exact, bb.exact_src, vb);
     const uint32_t mask = combine_block(op, qa, qb, ba.exact, bb.exact, va, vb, len, g.twoeb);
     res[0] = static_cast<int32_t>(q1 - d1);
     res[1] = static_cast<int32_t>(q1);
@@ -388,7 +402,7 @@ size_t fold_chunk_1d(int op, const T* x, const ChunkRef& b, size_t n, const Chun
     ParsedBlock bb;
     if (!parse_block<T>(pb, end, b.end, len, rb, bb)) return 0;
     rebuild_block(rb, len, bb.alt, bb.b, qb1, db1, g, qb);
-    copy_exact(bb, vb);
+    copy_exact(bb.exact, bb.exact_src, vb);
     const uint32_t ma = quantize_block(x + i, len, g, q + i);
     for (uint32_t e = ma; e; e &= e - 1) va[__builtin_ctz(e)] = load_elem(x + i + __builtin_ctz(e));
     const uint32_t m = combine_block(op, q + i, qb, ma, bb.exact, va, vb, len, g.twoeb);

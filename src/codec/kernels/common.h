@@ -56,18 +56,15 @@ inline constexpr float kFloatExactInt = 16777216.0f;
 inline __m256i load_q8(const int32_t* q) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)); }
 inline void store_q8(int32_t* q, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), v); }
 
-inline uint32_t hreduce_add(__m256i v) {
-  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
-  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
-  return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+// The eight lanes of v folded with op (an associative 4 x 32-bit operation).
+template <class Op>
+inline uint32_t hreduce(__m256i v, Op op) {
+  __m128i t = op(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  t = op(t, _mm_shuffle_epi32(t, 0x4e));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(op(t, _mm_shuffle_epi32(t, 0xb1))));
 }
-inline uint32_t hreduce_or(__m256i v) {
-  __m128i t = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0x4e));
-  t = _mm_or_si128(t, _mm_shuffle_epi32(t, 0xb1));
-  return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
-}
+inline uint32_t hreduce_add(__m256i v) { return hreduce(v, [](__m128i a, __m128i b) { return _mm_add_epi32(a, b); }); }
+inline uint32_t hreduce_or(__m256i v) { return hreduce(v, [](__m128i a, __m128i b) { return _mm_or_si128(a, b); }); }
 #endif
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA
