@@ -1,7 +1,7 @@
-// Chunk kernels of the fzl codec. The same source (fzl_kernels_impl.h) is compiled
-// once for baseline x86-64 and once for AVX2; fzl.cc picks one at run time. Both
-// produce bit-identical streams and outputs: all arithmetic is integer or single
-// IEEE operations in double, with contraction disabled.
+// Chunk kernels of the fzl codec. The same stages (codec/kernels/) are compiled once
+// for baseline x86-64 and once for AVX2 into one table each; select_kernels picks a
+// table at run time. Both produce bit-identical streams and outputs: all arithmetic
+// is integer or single IEEE operations in double, with contraction disabled.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -56,7 +56,7 @@ struct Kernels {
                      size_t begin, const ChunkGeometry& g, ChunkScratch& s, float* out);
   bool (*decode_f64)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n,
                      size_t begin, const ChunkGeometry& g, ChunkScratch& s, double* out);
-  // Combines two chunks of n values (see fzl_kernels_impl.h). Needs the combination
+  // Combines two chunks of n values (see codec/kernels/combine.h). Needs the combination
   // fields of s. Returns the bytes written to out (room for encoded_chunk_worst), with
   // *raw set when they are the raw values, or 0 if either chunk is malformed.
   size_t (*combine_f32)(int op, const ChunkRef& a, const ChunkRef& b, size_t n, size_t begin,
