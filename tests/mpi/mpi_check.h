@@ -3,12 +3,15 @@
 // so that every rank reaches MPI_Finalize; main() sums g_failures over the ranks. Each
 // program is one translation unit, so everything here joins its anonymous namespace.
 #pragma once
+#include <unistd.h>
 #include <zcoll.h>
 
 #include <algorithm>
 #include <cstdarg>
 #include <cstdint>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -95,6 +98,27 @@ int run_sections(int argc, char** argv, const Section (&sections)[N], void (*aft
                 totals[0], MPI_Wtime() - t0);
   return totals[0] ? 1 : 0;
 }
+
+// A call that does not return within `seconds` (ranks that took different paths wait
+// for each other) ends the program with a message naming it, rather than leaving it to
+// ctest's TIMEOUT, which kills it without one.
+const char* g_watch = "";
+extern "C" void watchdog_fired(int) {
+  const char* a = "\nFAIL: watchdog: no return in time (deadlock?) in ";
+  ssize_t ignored = write(2, a, std::strlen(a));
+  ignored = write(2, g_watch, std::strlen(g_watch));
+  ignored = write(2, "\n", 1);
+  (void)ignored;
+  _exit(3);
+}
+struct Watchdog {
+  explicit Watchdog(const char* what, unsigned seconds = 10) {
+    g_watch = what;
+    std::signal(SIGALRM, watchdog_fired);
+    alarm(seconds);
+  }
+  ~Watchdog() { alarm(0); }
+};
 
 }  // namespace
 
