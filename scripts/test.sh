@@ -6,6 +6,8 @@
 #        scripts/check_install.sh build-<MPI>                     stage "install-<MPI>"
 #   3. clang build with ZCOLL_BUILD_FUZZ=ON in build-fuzz, ctest  stage "fuzz"
 #   4. scripts/check_smpi.sh: build with SimGrid's smpicc, one simulated allreduce  stage "smpi"
+#   5. ASan + UBSan build (ZCOLL_SANITIZE=ON, MPICH, RelWithDebInfo) in build-asan: the
+#      codec tests and a subset of the MPI tests, any finding fatal   stage "sanitize"
 # Every stage runs even when an earlier one failed (except after a failed bootstrap); the
 # last line is "test.sh: N passed, M failed" and the exit status is non-zero if M > 0.
 #
@@ -75,6 +77,7 @@ if [ "$stage_rc" -ne 0 ]; then
   done
   record fuzz FAIL 0 "not run: bootstrap failed"
   record smpi FAIL 0 "not run: bootstrap failed"
+  record sanitize FAIL 0 "not run: bootstrap failed"
   summary
   exit 1
 fi
@@ -120,5 +123,24 @@ fi
 
 # ---- 4. SimGrid SMPI: zcoll and zcoll-bench build with smpicc, one simulated allreduce checked
 stage smpi bash scripts/check_smpi.sh
+
+# ---- 5. AddressSanitizer + UndefinedBehaviorSanitizer: every codec test and, as the
+# sanitized MPI runs are slow on oversubscribed cores, MPI tests chosen for the error
+# paths and edge cases (where out-of-bounds accesses and UB hide) rather than volume.
+# detect_leaks=0: the MPI libraries leak by design at MPI_Finalize.
+sanitize_mpi_tests='^(mpi_(edge|errors)_np3|mpi_agree_[a-z_]+_np3|mpi_reduce_(edge|errors)_np3|mpi_p2p_(bound|truncate|corrupt)_np2)$'
+sanitize() {
+  local args rc=0
+  mapfile -t args < <(zmpi_cmake_args mpich)
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCOLL_SANITIZE=ON \
+        -DZCOLL_BUILD_TESTS=ON -DZCOLL_BUILD_BENCH=OFF -DZCOLL_BUILD_APPS=OFF -DZCOLL_BUILD_FUZZ=OFF "${args[@]}"
+  cmake --build build-asan -j"$(znproc)"
+  export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  # Both runs, whatever the first gives.
+  ctest --test-dir build-asan "${ctest_args[@]}" -LE mpi || rc=1
+  ctest --test-dir build-asan "${ctest_args[@]}" -L mpi -R "$sanitize_mpi_tests" || rc=1
+  return "$rc"
+}
+stage sanitize sanitize
 
 summary

@@ -651,6 +651,9 @@ void section_subcomm() {
       free_comm(zc);
     }
   MPI_Comm_free(&sub);
+  // Halves of different sizes (an odd rank count) made different numbers of calls, so the
+  // ranks' salts differ now; the sections after this one need them equal again.
+  MPI_Allreduce(MPI_IN_PLACE, &g_salt, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
 }
 
 // Blocks s = 0..p-1 of e (n each): every other one of the 2n floats rank s generated
