@@ -174,7 +174,7 @@ inline bool avx2_enabled() {
 // The four lanes of a chunk stepped together, lane l in element l of each register. Every
 // operation is the IEEE double operation of History and Choice above, in the same order
 // (no contraction), so the AVX2 and scalar encoders make the same decisions and write the
-// same streams, bit for bit (tests/compare_isa.cmake checks it). The decoders are scalar.
+// same streams, bit for bit (tests/compare_digests.cmake checks it). The decoders are scalar.
 namespace avx2 {
 
 struct History4 {
