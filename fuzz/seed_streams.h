@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "codec_ids.h"
+
 namespace zcoll_fuzz {
 
 struct SeedStream {
@@ -137,8 +139,8 @@ inline bool make_seed_streams(std::vector<SeedStream>* out) {
   // The linear-predictor codecs: misses, NaN/Inf, lpbyte's stored values, lpbit's escapes
   // and wide exponent codes, one chunk of four lanes (2048 values and more).
   // szx: constant, truncated and raw blocks.
-  for (int codec : {ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX}) {
-    const std::string c = codec == ZCOLL_CODEC_LPBYTE ? "lpbyte" : codec == ZCOLL_CODEC_LPBIT ? "lpbit" : "szx";
+  for (int codec : codec_ids_other_than_fzl()) {
+    const std::string c = zcoll_codec_name(codec);
     ok &= seed_compress(out, c + "_f32_100_mixed_c32", f32_mixed, 1e-3, ZCOLL_EB_ABS, 32, 0, 0, 0, 0, codec);
     {
       std::vector<double> v(300);

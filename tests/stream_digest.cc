@@ -1,5 +1,5 @@
 // Prints one line per case: a digest of the stream and of the decompressed output,
-// for every codec of the registry (zcoll_codec_name), and for fzl the streams that
+// for every codec of the registry (codec_ids), and for fzl the streams that
 // zcoll_combine and zcoll_combine_values produce.
 //
 // Two tests read it: compare_digests.cmake runs it with the dispatched (AVX2) kernels and
@@ -29,13 +29,6 @@ uint64_t fnv1a(const void* p, size_t n, uint64_t h = 1469598103934665603ull) {
 }
 
 int failures = 0;
-
-// The codec ids of the registry, in order.
-std::vector<int> codecs() {
-  std::vector<int> ids;
-  for (int id = 1; zcoll_codec_name(id); ++id) ids.push_back(id);
-  return ids;
-}
 
 // c compressed with p and one thread must be the two-thread stream `two`.
 template <class T>
@@ -116,7 +109,7 @@ void run_combine(const std::string& name, const std::vector<T>& x, const std::ve
 template <class T> void run_set(const std::string& name, const std::vector<T>& in, int ndims, const size_t* dims) {
   std::vector<T> rotated(in);
   std::rotate(rotated.begin(), rotated.begin() + rotated.size() / 3, rotated.end());
-  for (int codec : codecs()) {
+  for (int codec : codec_ids()) {
     for (size_t cl : {size_t(0), size_t(32), size_t(4096)}) {
       for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
         for (double eb : {1e-2, 1e-4, 1e-6}) {

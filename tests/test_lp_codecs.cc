@@ -13,11 +13,9 @@ using namespace zt;
 
 namespace {
 
-const int kOtherCodecs[] = {ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX};
+const std::vector<int> kOtherCodecs = codec_ids_other_than_fzl();
 
-const char* codec_name(int c) {
-  return c == ZCOLL_CODEC_LPBYTE ? "lpbyte" : c == ZCOLL_CODEC_LPBIT ? "lpbit" : c == ZCOLL_CODEC_SZX ? "szx" : "fzl";
-}
+const char* codec_name(int c) { return zcoll_codec_name(c); }
 
 zcoll_codec_params lp_params(int codec, double eb, int mode = ZCOLL_EB_ABS, size_t chunk_len = 0, int threads = 1) {
   zcoll_codec_params p = params(eb, mode, chunk_len, threads);

@@ -3,28 +3,22 @@
 // The stream container (fzl_format.h: header, chunk index with sizes and checksums,
 // raw-chunk fallback) and the engine around it (fzl.h: plans, the parallel writer, the
 // chunk Writer and Reader) do not depend on how a chunk is encoded. The header's codec
-// byte (offset 5, a zcoll_codec_id) selects one of the codecs below for every chunk of
+// byte (a zcoll_codec_id) selects one of the codecs of kCodecs below for every chunk of
 // the stream. Chunks are independent (each codec's predictor restarts at the chunk's
 // first value), so a stream is the same for any thread count and any chunk can be
 // decoded on its own, whatever the codec.
 //
-//   ZCOLL_CODEC_FZL     fzl_format.h       quantizer + Lorenzo + fixed-length blocks
-//   ZCOLL_CODEC_LPBYTE  lpbyte.cc          one code byte per value (Hu & Koibuchi)
-//   ZCOLL_CODEC_LPBIT   lpbit.cc           one bit stream (Hu & Koibuchi)
-//   ZCOLL_CODEC_SZX     szx.cc             SZx class, the C-Coll baseline's codec
-//
-// Each codec's chunk layout is documented at the top of its file.
+// Each codec's chunk layout is documented at the top of its file (kCodecs names them).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "codec/fzl_kernels.h"
+#include "zcoll.h"
 
 namespace zcoll::fzl {
 
 struct ChunkCodec {
-  uint8_t id;        // zcoll_codec_id, the header's codec byte
-  const char* name;  // "fzl", "lpbyte", "lpbit"
   bool homomorphic;  // zcoll_combine can combine its streams (fzl only)
   // uint64_t scratch words per chunk value the codec needs in ChunkScratch::words.
   size_t scratch_words;
@@ -47,11 +41,35 @@ struct ChunkCodec {
                      const ChunkGeometry& g, ChunkScratch& s, double* out);
 };
 
-const ChunkCodec& fzl_chunk_codec();     // fzl.cc: the ISA-dispatched fzl kernels
-const ChunkCodec& lpbyte_chunk_codec();  // lpbyte.cc
-const ChunkCodec& lpbit_chunk_codec();   // lpbit.cc
-const ChunkCodec& szx_chunk_codec();     // szx.cc
+extern const ChunkCodec kFzlChunkCodec;     // fzl.cc: the ISA-dispatched fzl kernels
+extern const ChunkCodec kLpbyteChunkCodec;  // lpbyte.cc
+extern const ChunkCodec kLpbitChunkCodec;   // lpbit.cc
+extern const ChunkCodec kSzxChunkCodec;     // szx.cc
+
+struct RegisteredCodec {
+  uint8_t id;        // zcoll_codec_id, the header's codec byte
+  const char* name;  // zcoll_codec_name, lower case
+  const ChunkCodec* chunk;
+};
+
+// Every codec: the one list that the engine, zcoll_codec_name and zcoll_codec_from_name
+// read (and through them the tests and the fuzzers). Adding a codec is one row here.
+inline constexpr RegisteredCodec kCodecs[] = {
+    {ZCOLL_CODEC_FZL, "fzl", &kFzlChunkCodec},
+    {ZCOLL_CODEC_LPBYTE, "lpbyte", &kLpbyteChunkCodec},
+    {ZCOLL_CODEC_LPBIT, "lpbit", &kLpbitChunkCodec},
+    {ZCOLL_CODEC_SZX, "szx", &kSzxChunkCodec},
+};
+
 // The codec with this zcoll_codec_id, or nullptr.
-const ChunkCodec* chunk_codec(int id);
+inline const RegisteredCodec* find_codec(int id) {
+  for (const RegisteredCodec& c : kCodecs)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+inline const ChunkCodec* chunk_codec(int id) {
+  const RegisteredCodec* c = find_codec(id);
+  return c ? c->chunk : nullptr;
+}
 
 }  // namespace zcoll::fzl

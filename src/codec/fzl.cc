@@ -52,21 +52,8 @@ bool fzl_decode_f64(const uint8_t* in, size_t bytes, const uint8_t* end, size_t 
 }
 }  // namespace
 
-const ChunkCodec& fzl_chunk_codec() {
-  static const ChunkCodec c{kCodecFzl, "fzl", true, 0, encoded_chunk_worst, fzl_encode_f32, fzl_encode_f64,
-                            fzl_decode_f32, fzl_decode_f64};
-  return c;
-}
-
-const ChunkCodec* chunk_codec(int id) {
-  switch (id) {
-    case kCodecFzl: return &fzl_chunk_codec();
-    case kCodecLpbyte: return &lpbyte_chunk_codec();
-    case kCodecLpbit: return &lpbit_chunk_codec();
-    case kCodecSzx: return &szx_chunk_codec();
-    default: return nullptr;
-  }
-}
+const ChunkCodec kFzlChunkCodec{true, 0, encoded_chunk_worst, fzl_encode_f32, fzl_encode_f64, fzl_decode_f32,
+                                fzl_decode_f64};
 
 // ---------------------------------------------------------- scratch memory
 
@@ -203,7 +190,7 @@ int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, b
 // is either the encoded chunk or, when that is not smaller, the raw values. Returns the
 // index entry.
 int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_t cap, uint32_t entry[2]) {
-  const ChunkCodec& codec = *plan.codec;
+  const ChunkCodec& codec = *plan.codec->chunk;
   const size_t n = plan.chunk_values(k), begin = plan.chunk_begin(k);
   const size_t raw = n * plan.esize;
   const uint8_t* src = in + begin * plan.esize;
@@ -314,7 +301,7 @@ size_t compress_bound(size_t count, zcoll_dtype dtype) {
 
 int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, size_t count, Plan* plan) {
   if (!p) return ZCOLL_ERR_ARG;
-  const ChunkCodec* codec = chunk_codec(p->codec);
+  const RegisteredCodec* codec = find_codec(p->codec);
   if (!codec) return ZCOLL_ERR_CODEC;
   const size_t es = element_size(dtype);
   if (!es) return ZCOLL_ERR_DTYPE;
@@ -412,7 +399,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   pl.chunk_len = load_u32(in + 24);
   pl.nchunks = load_u32(in + 28);
   for (int d = 0; d < 3; ++d) pl.dims[d] = load_u64(in + 32 + 8 * d);
-  pl.codec = chunk_codec(codec);
+  pl.codec = find_codec(codec);
   if (!pl.codec || (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64) || ndims < 1 || ndims > 3 ||
       !valid_stream_eb(eb) || pl.chunk_len < kBlock || pl.chunk_len > ZCOLL_MAX_CHUNK_LEN || pl.chunk_len % kBlock ||
       pl.nchunks != ceil_div(pl.count, pl.chunk_len) || load_u32(in + 60) != 0)
@@ -489,7 +476,7 @@ int Reader::chunk(size_t k, void* out) const {
     std::memcpy(dst, src, len);
     return ZCOLL_SUCCESS;
   }
-  const ChunkCodec& codec = *plan_.codec;
+  const ChunkCodec& codec = *plan_.codec->chunk;
   ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize, &codec);
   const uint8_t* end = in_ + size_;
   const bool ok = plan_.dtype == ZCOLL_FLOAT32
@@ -567,7 +554,7 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
   if ((rc = rb.open(b, b_size))) return rc;
   const Plan& pa = ra.plan();
   const Plan& pb = rb.plan();
-  if (!pa.codec->homomorphic || !pb.codec->homomorphic) return ZCOLL_ERR_CODEC;
+  if (!pa.codec->chunk->homomorphic || !pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pa.dtype != pb.dtype || pa.count != pb.count || std::memcmp(&pa.geom.eb, &pb.geom.eb, sizeof(double)) != 0 ||
       pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || pa.dims[0] != pb.dims[0] || pa.dims[1] != pb.dims[1] ||
       pa.dims[2] != pb.dims[2])
@@ -602,7 +589,7 @@ int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, 
   const int rc = rb.open(b, b_size);
   if (rc) return rc;
   const Plan& pb = rb.plan();
-  if (!pb.codec->homomorphic) return ZCOLL_ERR_CODEC;
+  if (!pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pb.dtype != dtype || pb.count != count) return ZCOLL_ERR_MISMATCH;
   const Kernels& kern = select_kernels();
   const uint8_t* x = static_cast<const uint8_t*>(values);

@@ -14,7 +14,7 @@
 namespace zcoll::fzl {
 
 struct Plan {
-  const ChunkCodec* codec = nullptr;  // how chunks are encoded (the header's codec byte)
+  const RegisteredCodec* codec = nullptr;  // how chunks are encoded (the header's codec byte)
   zcoll_dtype dtype = ZCOLL_FLOAT32;
   size_t esize = 4;
   size_t count = 0;

@@ -4,8 +4,7 @@
 // lpbit in lpbit.cc, szx in szx.cc (see chunk_codec.h).
 //
 //   header (64 bytes, little-endian)
-//     0  magic "ZCFL"            4  u8 version   5 u8 codec (zcoll_codec_id: 1 fzl,
-//                                                2 lpbyte, 3 lpbit, 4 szx)
+//     0  magic "ZCFL"            4  u8 version   5 u8 codec (zcoll_codec_id, kCodecs)
 //                                6  u8 dtype     7 u8 ndims
 //     8  u64 count              16  f64 eb (absolute)
 //    24  u32 chunk_len          28  u32 nchunks
@@ -47,10 +46,6 @@ namespace zcoll::fzl {
 
 inline constexpr uint8_t kMagic[4] = {'Z', 'C', 'F', 'L'};
 inline constexpr uint8_t kFormatVersion = 2;
-inline constexpr uint8_t kCodecFzl = 1;     // ZCOLL_CODEC_FZL
-inline constexpr uint8_t kCodecLpbyte = 2;  // ZCOLL_CODEC_LPBYTE
-inline constexpr uint8_t kCodecLpbit = 3;   // ZCOLL_CODEC_LPBIT
-inline constexpr uint8_t kCodecSzx = 4;     // ZCOLL_CODEC_SZX
 inline constexpr size_t kHeaderBytes = 64;
 inline constexpr size_t kIndexEntryBytes = 8;
 inline constexpr uint32_t kRawChunkFlag = 0x80000000u;

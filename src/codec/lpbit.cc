@@ -410,10 +410,6 @@ size_t worst(size_t n, size_t esize) {
 
 }  // namespace
 
-const ChunkCodec& lpbit_chunk_codec() {
-  static const ChunkCodec c{kCodecLpbit, "lpbit", false, 1, worst, encode<float>, encode<double>,
-                            decode<float>, decode<double>};
-  return c;
-}
+const ChunkCodec kLpbitChunkCodec{false, 1, worst, encode<float>, encode<double>, decode<float>, decode<double>};
 
 }  // namespace zcoll::fzl

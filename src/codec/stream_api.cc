@@ -58,18 +58,18 @@ void zcoll_codec_params_init(zcoll_codec_params* p) {
 }
 
 const char* zcoll_codec_name(int codec) {
-  const zcoll::fzl::ChunkCodec* c = zcoll::fzl::chunk_codec(codec);
+  const zcoll::fzl::RegisteredCodec* c = zcoll::fzl::find_codec(codec);
   return c ? c->name : nullptr;
 }
 
 int zcoll_codec_from_name(const char* name, int* codec) {
   if (!name || !codec) return ZCOLL_ERR_ARG;
-  for (int id = 1; const char* known = zcoll_codec_name(id); ++id) {
+  auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; };
+  for (const zcoll::fzl::RegisteredCodec& c : zcoll::fzl::kCodecs) {
     size_t i = 0;
-    auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; };
-    while (known[i] && lower(name[i]) == known[i]) ++i;
-    if (!known[i] && !name[i]) {
-      *codec = id;
+    while (c.name[i] && lower(name[i]) == c.name[i]) ++i;
+    if (!c.name[i] && !name[i]) {
+      *codec = c.id;
       return ZCOLL_SUCCESS;
     }
   }

@@ -228,10 +228,6 @@ size_t worst(size_t n, size_t esize) { return (n + kSzxBlock - 1) / kSzxBlock + 
 
 }  // namespace
 
-const ChunkCodec& szx_chunk_codec() {
-  static const ChunkCodec c{kCodecSzx, "szx", false, 0, worst, encode<float>, encode<double>,
-                            decode<float>, decode<double>};
-  return c;
-}
+const ChunkCodec kSzxChunkCodec{false, 0, worst, encode<float>, encode<double>, decode<float>, decode<double>};
 
 }  // namespace zcoll::fzl
