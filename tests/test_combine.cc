@@ -28,15 +28,15 @@
 #include <cfloat>
 #include <cstdlib>
 
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 
 using namespace zt;
 
 namespace {
 
 using Bytes = std::vector<unsigned char>;
-constexpr size_t kHeader = zcoll::fzl::kHeaderBytes;
-constexpr size_t kEntry = zcoll::fzl::kIndexEntryBytes;
+constexpr size_t kHeader = zcoll::codec::kHeaderBytes;
+constexpr size_t kEntry = zcoll::codec::kIndexEntryBytes;
 constexpr size_t kVersionByte = 4;
 
 const int kOps[] = {ZCOLL_OP_SUM, ZCOLL_OP_MIN, ZCOLL_OP_MAX};
@@ -1274,7 +1274,7 @@ std::vector<bool> raw_chunks(const Bytes& s) {
   for (size_t k = 0; k < in.nchunks; ++k) {
     uint32_t e;
     std::memcpy(&e, s.data() + kHeader + k * kEntry, sizeof e);
-    raw[k] = (e & zcoll::fzl::kRawChunkFlag) != 0;
+    raw[k] = (e & zcoll::codec::kRawChunkFlag) != 0;
   }
   return raw;
 }

@@ -6,7 +6,7 @@
 // types, ABS and REL; streams identical for any thread count and through the writer and
 // reader APIs; malformed chunks behind valid checksums rejected. (Truncations and bit
 // flips of whole streams: test_corrupt.cc runs for every codec.)
-#include "fzl_reseal.h"
+#include "reseal_stream.h"
 #include "test_util.h"
 
 using namespace zt;
@@ -330,7 +330,7 @@ std::vector<unsigned char> with_chunk(const std::vector<unsigned char>& stream, 
   if (!chunk.empty()) std::memcpy(s.data() + 64 + 8, chunk.data(), chunk.size());
   const uint32_t size = static_cast<uint32_t>(chunk.size()) | (raw ? 0x80000000u : 0u);
   std::memcpy(s.data() + 64, &size, 4);
-  zcoll_fuzz::fzl_reseal(s.data(), s.size());
+  zcoll_fuzz::reseal_stream(s.data(), s.size());
   return s;
 }
 
@@ -461,7 +461,7 @@ TEST(LpCodecsCorrupt, ResealedDamage) {
       auto s = c.stream;
       for (int k = 1 + static_cast<int>(g() % 4); k > 0; --k)
         s[data + g() % (s.size() - data)] ^= static_cast<unsigned char>(1 + g() % 255);
-      zcoll_fuzz::fzl_reseal(s.data(), s.size());
+      zcoll_fuzz::reseal_stream(s.data(), s.size());
       bool guards = false;
       std::vector<float> out;
       const int rc = decompress(s, in.size(), &out, 1 + it % 3, &guards);

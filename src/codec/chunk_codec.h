@@ -1,7 +1,7 @@
 // Chunk codecs: what fills one chunk of a zcoll stream.
 //
-// The stream container (fzl_format.h: header, chunk index with sizes and checksums,
-// raw-chunk fallback) and the engine around it (fzl.h: plans, the parallel writer, the
+// The stream container (container.h: header, chunk index with sizes and checksums,
+// raw-chunk fallback) and the engine around it (stream.h: plans, the parallel writer, the
 // chunk Writer and Reader) do not depend on how a chunk is encoded. The header's codec
 // byte (a zcoll_codec_id) selects one of the codecs of kCodecs below for every chunk of
 // the stream. Chunks are independent (each codec's predictor restarts at the chunk's
@@ -13,10 +13,30 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/fzl_kernels.h"
 #include "zcoll.h"
 
+// Mostly fzl's working memory, and defined with fzl's kernels (fzl_kernels.h); the
+// other codecs use its `words`.
 namespace zcoll::fzl {
+struct ChunkScratch;
+}  // namespace zcoll::fzl
+
+namespace zcoll::codec {
+
+using fzl::ChunkScratch;
+
+// Everything an encoder or decoder of one chunk needs to know.
+struct ChunkGeometry {
+  double eb = 0;                       // the stream's bound
+  double twoeb = 0, inv = 0;           // the grid step s (fzl_format.h) and 1 / s
+  float eb_f32 = 0;                    // largest float <= eb (the float32 acceptance test)
+  // float32 streams whose step is a finite float: s and 1 / s in single precision;
+  // 0 when the single-precision path does not apply.
+  float twoeb_f32 = 0, inv_f32 = 0;
+  int ndims = 1;                       // 1, 2 or 3
+  size_t stride[3] = {0, 0, 0};        // element strides of the slow dims (ndims > 1)
+  size_t extent[3] = {0, 0, 0};        // dims, slowest first
+};
 
 struct ChunkCodec {
   bool homomorphic;  // zcoll_combine can combine its streams (fzl only)
@@ -72,4 +92,4 @@ inline const ChunkCodec* chunk_codec(int id) {
   return c ? c->chunk : nullptr;
 }
 
-}  // namespace zcoll::fzl
+}  // namespace zcoll::codec

@@ -26,9 +26,9 @@
 #include <cstring>
 
 #include "codec/chunk_codec.h"
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 
-namespace zcoll::fzl {
+namespace zcoll::codec {
 namespace {
 
 constexpr size_t kSzxBlock = 128;
@@ -230,4 +230,4 @@ size_t worst(size_t n, size_t esize) { return (n + kSzxBlock - 1) / kSzxBlock + 
 
 const ChunkCodec kSzxChunkCodec{false, 0, worst, encode<float>, encode<double>, decode<float>, decode<double>};
 
-}  // namespace zcoll::fzl
+}  // namespace zcoll::codec

@@ -1,17 +1,25 @@
 // The stream engine: plans, the chunk writer and reader, and whole-buffer
-// compress/decompress with OpenMP over chunks, for every chunk codec (chunk_codec.h).
-// The C API in stream_api.cc wraps it.
+// compress/decompress with OpenMP over chunks, for every chunk codec (chunk_codec.h), in
+// the container of container.h; and the homomorphic combination of fzl streams. The C
+// API in stream_api.cc and the collectives (src/coll) use it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "codec/chunk_codec.h"
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 #include "codec/fzl_kernels.h"
 #include "zcoll.h"
 
-namespace zcoll::fzl {
+namespace zcoll::codec {
+
+// The combination's operators (zcoll_op's values), which fzl's kernels implement.
+using fzl::ChunkRef;
+using fzl::CombineOp;
+using fzl::kCombineMax;
+using fzl::kCombineMin;
+using fzl::kCombineSum;
 
 struct Plan {
   const RegisteredCodec* codec = nullptr;  // how chunks are encoded (the header's codec byte)
@@ -90,4 +98,4 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
 int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
                    void* out, size_t out_cap, size_t* out_size, int threads);
 
-}  // namespace zcoll::fzl
+}  // namespace zcoll::codec
