@@ -490,3 +490,41 @@ TEST(Api, CodecRegistryNames) {
   EXPECT_EQ(zcoll_codec_from_name(nullptr, &id), ZCOLL_ERR_ARG);
   EXPECT_EQ(zcoll_codec_from_name("fzl", nullptr), ZCOLL_ERR_ARG);
 }
+
+// A C caller may pass any int where zcoll.h says zcoll_dtype or zcoll_op: every entry
+// point rejects it without first using it as the enum (a UBSan build reports that).
+TEST(Api, OutOfRangeEnumsFromC) {
+  const std::vector<float> x(64, 1.0f);
+  auto p = params(1e-3);
+  Compressed c = compress(p, x);
+  ASSERT_EQ(c.rc, ZCOLL_SUCCESS);
+  std::vector<unsigned char> out(zcoll_codec_bound(x.size(), ZCOLL_FLOAT32));
+  std::vector<float> values(x.size());
+  size_t size = 0;
+  for (int d : {0, 3, 9, 77, -1}) {
+    SCOPED_TRACE("dtype " + std::to_string(d));
+    EXPECT_EQ(zcoll_codec_bound(x.size(), static_cast<zcoll_dtype>(d)), 0u);
+    EXPECT_EQ(zcoll_compress(&p, static_cast<zcoll_dtype>(d), x.data(), x.size(), out.data(), out.size(), &size,
+                             nullptr),
+              ZCOLL_ERR_DTYPE);
+    zcoll_writer* w = nullptr;
+    EXPECT_EQ(zcoll_writer_begin(&p, static_cast<zcoll_dtype>(d), x.data(), x.size(), out.data(), out.size(), &w),
+              ZCOLL_ERR_DTYPE);
+    EXPECT_EQ(w, nullptr);
+    EXPECT_EQ(zcoll_decompress(c.stream.data(), c.stream.size(), static_cast<zcoll_dtype>(d), values.data(),
+                               values.size(), 1),
+              ZCOLL_ERR_DTYPE);
+    EXPECT_EQ(zcoll_combine_values(ZCOLL_OP_SUM, x.data(), x.size(), static_cast<zcoll_dtype>(d), c.stream.data(),
+                                   c.stream.size(), out.data(), out.size(), &size, 1),
+              ZCOLL_ERR_DTYPE);
+  }
+  for (int op : {0, 4, 77, -1}) {
+    SCOPED_TRACE("op " + std::to_string(op));
+    EXPECT_EQ(zcoll_combine(static_cast<zcoll_op>(op), c.stream.data(), c.stream.size(), c.stream.data(),
+                            c.stream.size(), out.data(), out.size(), &size, 1),
+              ZCOLL_ERR_ARG);
+    EXPECT_EQ(zcoll_combine_values(static_cast<zcoll_op>(op), x.data(), x.size(), ZCOLL_FLOAT32, c.stream.data(),
+                                   c.stream.size(), out.data(), out.size(), &size, 1),
+              ZCOLL_ERR_ARG);
+  }
+}

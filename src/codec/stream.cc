@@ -246,7 +246,7 @@ int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* o
 
 }  // namespace
 
-size_t element_size(zcoll_dtype dtype) {
+size_t element_size(int dtype) {
   return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
 }
 
@@ -256,7 +256,7 @@ int thread_count(int threads, size_t work) {
   return t < 1 ? 1 : t;
 }
 
-size_t compress_bound(size_t count, zcoll_dtype dtype) {
+size_t compress_bound(size_t count, int dtype) {
   const size_t es = element_size(dtype);
   if (!es) return 0;
   // The shortest chunks give the most index entries; each chunk is at most raw.
@@ -265,7 +265,7 @@ size_t compress_bound(size_t count, zcoll_dtype dtype) {
   return kHeaderBytes + max_chunks * kIndexEntryBytes + count * es;
 }
 
-int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, size_t count, Plan* plan) {
+int make_plan(const zcoll_codec_params* p, int dtype, const void* in, size_t count, Plan* plan) {
   if (!p) return ZCOLL_ERR_ARG;
   const RegisteredCodec* codec = find_codec(p->codec);
   if (!codec) return ZCOLL_ERR_CODEC;
@@ -279,7 +279,7 @@ int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, si
   if (ceil_div(count, chunk) > UINT32_MAX) return ZCOLL_ERR_ARG;
   Plan pl;
   pl.codec = codec;
-  pl.dtype = dtype;
+  pl.dtype = static_cast<zcoll_dtype>(dtype);  // element_size checked it
   pl.esize = es;
   pl.count = count;
   pl.chunk_len = chunk;
@@ -300,7 +300,7 @@ int make_plan(const zcoll_codec_params* p, zcoll_dtype dtype, const void* in, si
   double eb = std::min(p->eb, DBL_MAX / 4);
   if (p->eb_mode == ZCOLL_EB_REL) {
     double lo = 0, hi = 0;
-    value_range(dtype, in, count, thread_count(p->threads, count / 65536 + 1), &lo, &hi);
+    value_range(pl.dtype, in, count, thread_count(p->threads, count / 65536 + 1), &lo, &hi);
     eb = rel_to_abs(p->eb, lo, hi);
   }
   pl.geom = geometry(pl.dtype, eb, pl.ndims, pl.dims);
@@ -464,7 +464,7 @@ int Reader::chunk_ref(size_t k, ChunkRef* ref) const {
 
 // ------------------------------------------------------- whole buffers
 
-int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, void* out,
+int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t count, void* out,
              size_t out_cap, size_t* out_size, double* eb_abs_out) {
   if (!out_size || !out) return ZCOLL_ERR_ARG;
   Plan plan;
@@ -478,7 +478,7 @@ int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in
                   });
 }
 
-int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads) {
+int decompress(const void* in, size_t in_size, int dtype, void* out, size_t count, int threads) {
   if (!in || threads < 0) return ZCOLL_ERR_ARG;
   if (!element_size(dtype)) return ZCOLL_ERR_DTYPE;
   Reader reader;
@@ -545,7 +545,7 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
                   });
 }
 
-int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
+int combine_values(int op, const void* values, size_t count, int dtype, const void* b, size_t b_size,
                    void* out, size_t out_cap, size_t* out_size, int threads) {
   if (op != kCombineSum && op != kCombineMin && op != kCombineMax) return ZCOLL_ERR_ARG;
   if (!b || !out || !out_size || threads < 0 || (count > 0 && !values)) return ZCOLL_ERR_ARG;
