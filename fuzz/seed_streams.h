@@ -156,6 +156,24 @@ inline bool make_seed_streams(std::vector<SeedStream>* out) {
       ok &= seed_compress(out, c + "_f32_2100_lanes", v, 1e-2, ZCOLL_EB_ABS, 0, 0, 0, 0, 0, codec);
     }
   }
+  // Every codec: streams of many chunks, encoded, raw (random bits) and constant ones
+  // mixed, so that mutations reach the index and the chunks after the first.
+  for (int codec : codec_ids()) {
+    const std::string c = zcoll_codec_name(codec);
+    std::vector<float> f(640);
+    for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(std::sin(0.03 * i) * 20 + 0.05 * nd(g));
+    for (size_t i = 128; i < 192; ++i) {
+      uint32_t b = static_cast<uint32_t>(g()) & 0xbf7fffffu;  // finite: never the top exponent
+      std::memcpy(&f[i], &b, 4);
+    }
+    for (size_t i = 320; i < 384; ++i) f[i] = 1.5f;
+    f[500] = fnan;
+    ok &= seed_compress(out, c + "_f32_640_multichunk_c64", f, 1e-3, ZCOLL_EB_ABS, 64, 0, 0, 0, 0, codec);
+    auto d = normal(24 * 40, 3, 0.5);
+    for (size_t i = 96; i < 128; ++i) d[i] = d[i] * 1e12;
+    d[700] = -std::numeric_limits<double>::infinity();
+    ok &= seed_compress(out, c + "_f64_960_multichunk_2d_c96", d, 1e-4, ZCOLL_EB_REL, 96, 2, 24, 40, 0, codec);
+  }
   return ok;
 }
 
