@@ -15,7 +15,7 @@ namespace {
 int allgather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, zcoll_dtype dt,
                      MPI_Datatype recvtype, void* recvbuf, const int* counts, const int* displs) {
   const int p = c.size, r = c.rank;
-  const size_t es = fzl::element_size(dt);
+  const size_t es = codec::element_size(dt);
   size_t total = 0;
   for (int i = 0; i < p; ++i) total += static_cast<size_t>(counts[i]);
   const size_t per_rank = total * es / p;

@@ -11,7 +11,7 @@ int alltoall_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Dat
                     int recvcount, MPI_Datatype recvtype, zcoll_dtype dt) {
   const int p = c.size, r = c.rank;
   const size_t count = static_cast<size_t>(recvcount);
-  const size_t es = fzl::element_size(dt), block = count * es;
+  const size_t es = codec::element_size(dt), block = count * es;
   Run run(c, dt, choose(c, {ZCOLL_ALGO_PAIRWISE}, ZCOLL_ALGO_PAIRWISE));
   const bool in_place = sendbuf == MPI_IN_PLACE;
   // A send datatype other than the receive one is converted to plain floats first (the

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <new>
 
-#include "codec/fzl.h"
+#include "codec/stream.h"
 #include "coll/coll.h"
 
 extern "C" {
@@ -21,7 +21,7 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   *out = nullptr;
   if (comm == MPI_COMM_NULL || !cfg) return ZCOLL_ERR_ARG;
   const zcoll_codec_params& p = cfg->codec;
-  const zcoll::fzl::ChunkCodec* codec = zcoll::fzl::chunk_codec(p.codec);
+  const zcoll::codec::ChunkCodec* codec = zcoll::codec::chunk_codec(p.codec);
   // Homomorphic reductions combine the codec's integers: fzl only.
   if (!codec || (cfg->reduction == ZCOLL_REDUCTION_HOMOMORPHIC && !codec->homomorphic)) return ZCOLL_ERR_CODEC;
   if ((p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) || !std::isfinite(p.eb) || !(p.eb > 0) ||

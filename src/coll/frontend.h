@@ -11,7 +11,7 @@
 #include <initializer_list>
 #include <new>
 
-#include "codec/fzl.h"
+#include "codec/stream.h"
 #include "coll/coll.h"
 
 namespace zcoll::coll {
@@ -53,7 +53,7 @@ struct Run {
 
   Run(zcoll_comm_s& comm, zcoll_dtype dt, int algo) : c(comm), dtype(dt), algorithm(algo) {}
 
-  size_t esize() const { return fzl::element_size(dtype); }
+  size_t esize() const { return codec::element_size(dtype); }
 
   // Absolute bound: ABS as given; REL from the range of `values` on every rank (global)
   // or from `values` on the root alone (others get it only when they must compress).
@@ -64,7 +64,7 @@ struct Run {
       return ZCOLL_SUCCESS;
     }
     double lo = INFINITY, hi = -INFINITY;
-    if (global || c.rank == root) fzl::value_range(dtype, values, n, fzl::thread_count(p.threads, n / 65536 + 1), &lo, &hi);
+    if (global || c.rank == root) codec::value_range(dtype, values, n, codec::thread_count(p.threads, n / 65536 + 1), &lo, &hi);
     if (global) {
       double ext[2] = {-lo, hi};
       if (MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
@@ -72,7 +72,7 @@ struct Run {
       hi = ext[1];
     }
     // Ranks other than the root only forward and decompress: the streams carry the bound.
-    *eb = global || c.rank == root ? fzl::rel_to_abs(p.eb, lo, hi) : 0.0;
+    *eb = global || c.rank == root ? codec::rel_to_abs(p.eb, lo, hi) : 0.0;
     if (!global && algorithm == ZCOLL_ALGO_CPRP2P &&  // every hop recompresses: all need it
         MPI_Bcast(eb, 1, MPI_DOUBLE, root, c.comm) != MPI_SUCCESS)
       return ZCOLL_ERR_MPI;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <deque>
 
-#include "codec/fzl.h"
+#include "codec/stream.h"
 #include "coll/coll.h"
 
 namespace zcoll::coll {
@@ -100,7 +100,7 @@ class MessageLink : public Link {
     size_t pos = 0;
     for (int i = 0; i < n; ++i) {
       size_t sl = 0;
-      if (fzl::stream_length(p + pos, len - pos, &sl) != ZCOLL_SUCCESS) {
+      if (codec::stream_length(p + pos, len - pos, &sl) != ZCOLL_SUCCESS) {
         fail(ZCOLL_ERR_CORRUPT);
         return;
       }
@@ -112,7 +112,7 @@ class MessageLink : public Link {
 
   // Counts the raw bytes of the segments in a message about to be sent.
   void count_raw(const int* ids, int n) {
-    for (int i = 0; i < n; ++i) raw_ += (*s_.segs)[ids[i]].count * fzl::element_size(s_.dtype);
+    for (int i = 0; i < n; ++i) raw_ += (*s_.segs)[ids[i]].count * codec::element_size(s_.dtype);
   }
 
   LinkSetup s_;
@@ -205,7 +205,7 @@ class CompressedLink final : public MessageLink {
       if (error_) break;
       Segment& sg = segs[id];
       size_t size = 0;
-      const int rc = fzl::compress(&s_.params, s_.dtype, sg.src, sg.count, arena_ + used_, cap_ - used_, &size, nullptr);
+      const int rc = codec::compress(&s_.params, s_.dtype, sg.src, sg.count, arena_ + used_, cap_ - used_, &size, nullptr);
       if (rc) {
         fail(rc);
         break;
@@ -220,10 +220,9 @@ class CompressedLink final : public MessageLink {
 
   double stream_eb() const {
     for (const Segment& sg : *s_.segs)
-      if (sg.have && sg.size >= fzl::kHeaderBytes) {
+      if (sg.have && sg.size >= codec::kHeaderBytes) {
         double eb;
-        std::memcpy(&eb, arena_ + sg.off + 16, sizeof eb);  // header checked by stream_length
-        return eb;
+        if (codec::stream_eb(arena_ + sg.off, sg.size, &eb) == ZCOLL_SUCCESS) return eb;  // header checked by stream_length
       }
     return 0;
   }
@@ -237,14 +236,14 @@ class CompressedLink final : public MessageLink {
         if (!segs[i].have) return ZCOLL_ERR_INTERNAL;
         todo.push_back(static_cast<int>(i));
       }
-    const int threads = fzl::thread_count(s_.params.threads, 1 << 30);
+    const int threads = codec::thread_count(s_.params.threads, 1 << 30);
     int err = ZCOLL_SUCCESS;
     // Many segments: one thread each. Few: each one spread over the threads by chunk.
     const bool per_segment = static_cast<int>(todo.size()) >= threads;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(per_segment ? threads : 1) reduction(max : err)
     for (size_t k = 0; k < todo.size(); ++k) {
       const Segment& sg = segs[todo[k]];
-      const int rc = fzl::decompress(arena_ + sg.off, sg.size, s_.dtype, sg.dst, sg.count, per_segment ? 1 : threads);
+      const int rc = codec::decompress(arena_ + sg.off, sg.size, s_.dtype, sg.dst, sg.count, per_segment ? 1 : threads);
       if (rc) err = std::max(err, rc);
     }
     if (err) fail(err);
@@ -275,7 +274,7 @@ class CprP2pLink final : public MessageLink {
     for (int i = 0; i < n; ++i) {
       const Segment& sg = segs[ids[i]];
       size_t size = 0;
-      const int rc = fzl::compress(&s_.params, s_.dtype, values(ids[i]), sg.count, buf.data() + used, cap - used, &size,
+      const int rc = codec::compress(&s_.params, s_.dtype, values(ids[i]), sg.count, buf.data() + used, cap - used, &size,
                                    nullptr);
       if (rc) {
         fail(rc);
@@ -302,10 +301,10 @@ class CprP2pLink final : public MessageLink {
         Segment& sg = segs[id];
         void* out = sg.dst;
         if (!out) {
-          relay_[id].resize(sg.count * fzl::element_size(s_.dtype));
+          relay_[id].resize(sg.count * codec::element_size(s_.dtype));
           out = relay_[id].data();
         }
-        const int rc = fzl::decompress(inbox_.data() + off, size, s_.dtype, out, sg.count, s_.params.threads);
+        const int rc = codec::decompress(inbox_.data() + off, size, s_.dtype, out, sg.count, s_.params.threads);
         if (rc) fail(rc);
         received_[id] = true;
       });

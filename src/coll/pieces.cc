@@ -78,7 +78,7 @@ size_t Pieces::compress_values(const void* values_of_piece, size_t i, uint8_t* d
   if (err) return 0;
   const double t = now();
   size_t len = 0;
-  const int rc = fzl::compress(&params, dtype, values_of_piece, piece_count[i], dst, piece_cap(i), &len, nullptr);
+  const int rc = codec::compress(&params, dtype, values_of_piece, piece_count[i], dst, piece_cap(i), &len, nullptr);
   t_codec += now() - t;
   if (rc) fail(rc);
   return rc ? 0 : len;
@@ -88,7 +88,7 @@ size_t Pieces::combine(const uint8_t* a, size_t alen, const uint8_t* b, size_t b
   if (err) return 0;
   const double t = now();
   size_t len = 0;
-  const int rc = fzl::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads);
+  const int rc = codec::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads);
   t_reduce += now() - t;
   if (rc) fail(rc);
   return rc ? 0 : len;
@@ -98,7 +98,7 @@ size_t Pieces::fold(const uint8_t* partial, size_t len, size_t i, uint8_t* out) 
   if (err) return 0;
   const double t = now();
   size_t olen = 0;
-  const int rc = fzl::combine_values(op, input(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
+  const int rc = codec::combine_values(op, input(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
                                      params.threads);
   t_reduce += now() - t;
   if (rc) fail(rc);
@@ -112,9 +112,9 @@ void apply(int op, T* acc, const uint8_t* x, size_t n) {
     T v;
     std::memcpy(&v, x + k * sizeof(T), sizeof(T));
     T& a = acc[k];
-    if (op == fzl::kCombineSum) a = a + v;
+    if (op == codec::kCombineSum) a = a + v;
     else if (a != a || v != v) a = a != a ? a : v;  // NaN wins, as on the homomorphic path
-    else if (op == fzl::kCombineMax) a = v > a ? v : a;
+    else if (op == codec::kCombineMax) a = v > a ? v : a;
     else a = v < a ? v : a;
   }
 }
@@ -127,7 +127,7 @@ size_t Pieces::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t* o
   // Always through the scratch: with MPI_IN_PLACE, dst can be this very input piece.
   if (values.size() < n * es) values.resize(n * es);
   void* acc = values.data();
-  int rc = fzl::decompress(partial, len, dtype, acc, n, params.threads);
+  int rc = codec::decompress(partial, len, dtype, acc, n, params.threads);
   const double t_dec = now() - t;
   t_decomp += t_dec;
   const double t_op = now();
@@ -138,7 +138,7 @@ size_t Pieces::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t* o
   const double t_applied = now();
   t_reduce += t_applied - t_op;
   size_t olen = 0;
-  if (!rc && out) rc = fzl::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
+  if (!rc && out) rc = codec::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
   if (!rc && !out) std::memcpy(dst, acc, n * es);
   t_codec += now() - t_applied;
   if (rc) fail(rc);
@@ -148,7 +148,7 @@ size_t Pieces::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t* o
 void Pieces::decompress(const uint8_t* s, size_t len, size_t i, void* dst, size_t base) {
   if (err) return;
   const double t = now();
-  const int rc = fzl::decompress(s, len, dtype, at(dst, piece_begin[i] - base, es), piece_count[i], params.threads);
+  const int rc = codec::decompress(s, len, dtype, at(dst, piece_begin[i] - base, es), piece_count[i], params.threads);
   t_decomp += now() - t;
   if (rc) fail(rc);
 }

@@ -26,7 +26,7 @@ struct Pieces {
   zcoll_comm_s& c;
   zcoll_dtype dtype;
   size_t es;
-  int op;             // fzl::CombineOp
+  int op;             // codec::CombineOp
   bool homomorphic = false;  // else decompress-operate-compress
   bool cprp2p = false;       // baseline: whole blocks, recompress at every allgather hop
   zcoll_codec_params params;  // ABS, the per-input bound
@@ -47,8 +47,8 @@ struct Pieces {
   size_t wire = 0, raw = 0;
 
   // combine_op: the reductions' op; the data-movement collectives combine nothing.
-  Pieces(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op = fzl::kCombineSum)
-      : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {}
+  Pieces(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op = codec::kCombineSum)
+      : c(comm), dtype(dt), es(codec::element_size(dt)), op(combine_op) {}
 
   // Which regions plan() carves (see above).
   enum class Layout {

@@ -43,9 +43,9 @@ void gather_pieces(Pieces& R, int root, void* out) {
 namespace {
 
 bool combine_op(MPI_Op op, int* out) {
-  if (op == MPI_SUM) *out = fzl::kCombineSum;
-  else if (op == MPI_MIN) *out = fzl::kCombineMin;
-  else if (op == MPI_MAX) *out = fzl::kCombineMax;
+  if (op == MPI_SUM) *out = codec::kCombineSum;
+  else if (op == MPI_MIN) *out = codec::kCombineMin;
+  else if (op == MPI_MAX) *out = codec::kCombineMax;
   else return false;
   return true;
 }
@@ -57,7 +57,7 @@ double error_factor(const Pieces& R, Kind kind, int p) {
   // Homomorphic MIN/MAX never add error. Otherwise one eps per quantization the result
   // passed through: p, but p - 1 for a reduce-scatter, whose last step applies the op to
   // this rank's own values unquantized on both paths (ring_reduce_scatter.cc).
-  if (R.homomorphic && R.op != fzl::kCombineSum) return 1;
+  if (R.homomorphic && R.op != codec::kCombineSum) return 1;
   if (R.cprp2p && kind == Kind::kAllreduce) return 2.0 * p - 2;
   return kind == Kind::kReduceScatter ? p - 1 : p;
 }
@@ -89,10 +89,10 @@ int reduction_engine(zcoll_comm_s& c, Kind kind, const void* sendbuf, void* out,
   double eb = std::min(cfg.codec.eb, DBL_MAX / 4);
   if (cfg.codec.eb_mode == ZCOLL_EB_REL) {
     double lo = INFINITY, hi = -INFINITY;
-    fzl::value_range(dt, input, total, fzl::thread_count(cfg.codec.threads, total / 65536 + 1), &lo, &hi);
+    codec::value_range(dt, input, total, codec::thread_count(cfg.codec.threads, total / 65536 + 1), &lo, &hi);
     double ext[2] = {-lo, hi};
     if (MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
-    eb = fzl::rel_to_abs(cfg.codec.eb, -ext[0], ext[1]);
+    eb = codec::rel_to_abs(cfg.codec.eb, -ext[0], ext[1]);
   }
   if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(R, kind, p);
   R.set_bound(eb);

@@ -21,7 +21,7 @@ std::vector<int> range(int first, int n) {
 
 int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int root) {
   const int p = c.size, r = c.rank;
-  const size_t es = fzl::element_size(dt);
+  const size_t es = codec::element_size(dt);
   // Scatter + allgather sends each byte about twice from any rank, where the tree sends it
   // log2(p) times from the root: better once the buffer is large and the tree deep.
   const bool large = p > 3 && count * es >= (size_t{512} << 10);
@@ -62,7 +62,7 @@ int bcast_engine(zcoll_comm_s& c, void* buf, size_t count, zcoll_dtype dt, int r
 int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                    size_t count, zcoll_dtype dt, int root) {
   const int p = c.size, r = c.rank, vr = (r - root + p) % p;
-  const size_t es = fzl::element_size(dt);
+  const size_t es = codec::element_size(dt);
   Run run(c, dt, choose(c, {ZCOLL_ALGO_BINOMIAL}, ZCOLL_ALGO_BINOMIAL));
   run.segs.resize(p);
   for (int v = 0; v < p; ++v) {
@@ -88,7 +88,7 @@ int scatter_engine(zcoll_comm_s& c, const void* sendbuf, void* recvbuf, int recv
 int gather_engine(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   size_t count, zcoll_dtype dt, int root) {
   const int p = c.size, r = c.rank, vr = (r - root + p) % p;
-  const size_t es = fzl::element_size(dt);
+  const size_t es = codec::element_size(dt);
   Run run(c, dt, choose(c, {ZCOLL_ALGO_BINOMIAL}, ZCOLL_ALGO_BINOMIAL));
   const bool in_place = r == root && sendbuf == MPI_IN_PLACE;
   const void* own = in_place ? at(recvbuf, static_cast<size_t>(root) * count, es) : sendbuf;
