@@ -1,7 +1,7 @@
 // The compressor fuzz logic, shared by fuzz_roundtrip.cc (libFuzzer) and the
 // replay test. The first 6 bytes choose the parameters, the rest is the data:
 //   byte 0: bit 0 dtype (0 f32, 1 f64), bit 1 REL, bits 2-3 ndims (0..3), bits 4-5 threads (1..4),
-//           bits 6-7 codec (0 fzl, 1 lpbyte, 2 lpbit, 3 szx)
+//           bits 6-7 codec: codec_ids()[bits % their number] (0 fzl, 1 lpbyte, 2 lpbit, 3 szx)
 //   byte 1: chunk_len: 0 = default, else 32 * (1 + b % 8)
 //   byte 2-3: eb = (1 + b3 / 64) * 10^((b2 % 61) - 30)
 //   byte 4-5: the fast dimensions of a 2-D/3-D shape (1 + b % 16); the shape is
@@ -12,6 +12,7 @@
 #pragma once
 #include <cmath>
 
+#include "codec_ids.h"
 #include "fuzz_decompress_logic.h"
 
 namespace zcoll_fuzz {
@@ -84,9 +85,7 @@ inline const char* check_roundtrip(const uint8_t* data, size_t size) {
   p.eb_mode = (data[0] & 2) ? ZCOLL_EB_REL : ZCOLL_EB_ABS;
   int ndims = (data[0] >> 2) & 3;
   p.threads = 1 + ((data[0] >> 4) & 3);
-  const int codec = data[0] >> 6;
-  p.codec = codec == 1 ? ZCOLL_CODEC_LPBYTE : codec == 2 ? ZCOLL_CODEC_LPBIT : codec == 3 ? ZCOLL_CODEC_SZX
-                                                                            : ZCOLL_CODEC_FZL;
+  p.codec = codec_ids()[(data[0] >> 6) % codec_ids().size()];
   p.chunk_len = data[1] == 0 ? 0 : 32u * (1u + data[1] % 8u);
   p.eb = (1.0 + data[3] / 64.0) * std::pow(10.0, static_cast<int>(data[2] % 61) - 30);
   const size_t es = f64 ? 8 : 4;

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "codec_ids.h"
+
 namespace zcoll_fuzz {
 
 struct SeedStream {
@@ -137,8 +139,8 @@ inline bool make_seed_streams(std::vector<SeedStream>* out) {
   // The linear-predictor codecs: misses, NaN/Inf, lpbyte's stored values, lpbit's escapes
   // and wide exponent codes, one chunk of four lanes (2048 values and more).
   // szx: constant, truncated and raw blocks.
-  for (int codec : {ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX}) {
-    const std::string c = codec == ZCOLL_CODEC_LPBYTE ? "lpbyte" : codec == ZCOLL_CODEC_LPBIT ? "lpbit" : "szx";
+  for (int codec : codec_ids_other_than_fzl()) {
+    const std::string c = zcoll_codec_name(codec);
     ok &= seed_compress(out, c + "_f32_100_mixed_c32", f32_mixed, 1e-3, ZCOLL_EB_ABS, 32, 0, 0, 0, 0, codec);
     {
       std::vector<double> v(300);
@@ -153,6 +155,24 @@ inline bool make_seed_streams(std::vector<SeedStream>* out) {
       for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::cos(0.02 * i) * 50 + 0.1 * nd(g));
       ok &= seed_compress(out, c + "_f32_2100_lanes", v, 1e-2, ZCOLL_EB_ABS, 0, 0, 0, 0, 0, codec);
     }
+  }
+  // Every codec: streams of many chunks, encoded, raw (random bits) and constant ones
+  // mixed, so that mutations reach the index and the chunks after the first.
+  for (int codec : codec_ids()) {
+    const std::string c = zcoll_codec_name(codec);
+    std::vector<float> f(640);
+    for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(std::sin(0.03 * i) * 20 + 0.05 * nd(g));
+    for (size_t i = 128; i < 192; ++i) {
+      uint32_t b = static_cast<uint32_t>(g()) & 0xbf7fffffu;  // finite: never the top exponent
+      std::memcpy(&f[i], &b, 4);
+    }
+    for (size_t i = 320; i < 384; ++i) f[i] = 1.5f;
+    f[500] = fnan;
+    ok &= seed_compress(out, c + "_f32_640_multichunk_c64", f, 1e-3, ZCOLL_EB_ABS, 64, 0, 0, 0, 0, codec);
+    auto d = normal(24 * 40, 3, 0.5);
+    for (size_t i = 96; i < 128; ++i) d[i] = d[i] * 1e12;
+    d[700] = -std::numeric_limits<double>::infinity();
+    ok &= seed_compress(out, c + "_f64_960_multichunk_2d_c96", d, 1e-4, ZCOLL_EB_REL, 96, 2, 24, 40, 0, codec);
   }
   return ok;
 }

@@ -8,6 +8,40 @@
 
 #define N 1000
 
+/* C may pass any int where the header says zcoll_dtype or zcoll_op; the library (C++)
+ * must reject these without using them as its enums first (a UBSan build reports that).
+ * Returns 0 when every call is rejected with the right code. */
+static int rejects_out_of_range_enums(const float *in, const unsigned char *stream, size_t size) {
+  static const int dtypes[] = {0, 3, 9, 77, -1}, ops[] = {0, 4, 77, -1};
+  unsigned char out[2 * N * sizeof(float) + 4096];
+  float values[N];
+  zcoll_codec_params p;
+  zcoll_writer *w = NULL;
+  size_t k, len = 0;
+  zcoll_codec_params_init(&p);
+  p.eb = 1e-3;
+  for (k = 0; k < sizeof dtypes / sizeof dtypes[0]; ++k) {
+    const zcoll_dtype d = (zcoll_dtype)dtypes[k];
+    if (zcoll_codec_bound(N, d) != 0 ||
+        zcoll_compress(&p, d, in, N, out, sizeof out, &len, NULL) != ZCOLL_ERR_DTYPE ||
+        zcoll_writer_begin(&p, d, in, N, out, sizeof out, &w) != ZCOLL_ERR_DTYPE || w != NULL ||
+        zcoll_decompress(stream, size, d, values, N, 1) != ZCOLL_ERR_DTYPE ||
+        zcoll_combine_values(ZCOLL_OP_SUM, in, N, d, stream, size, out, sizeof out, &len, 1) != ZCOLL_ERR_DTYPE) {
+      fprintf(stderr, "dtype %d was not rejected\n", dtypes[k]);
+      return 1;
+    }
+  }
+  for (k = 0; k < sizeof ops / sizeof ops[0]; ++k) {
+    const zcoll_op op = (zcoll_op)ops[k];
+    if (zcoll_combine(op, stream, size, stream, size, out, sizeof out, &len, 1) != ZCOLL_ERR_ARG ||
+        zcoll_combine_values(op, in, N, ZCOLL_FLOAT32, stream, size, out, sizeof out, &len, 1) != ZCOLL_ERR_ARG) {
+      fprintf(stderr, "op %d was not rejected\n", ops[k]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int main(void) {
   float in[N], out[N];
   size_t i, cap, size = 0;
@@ -61,6 +95,7 @@ int main(void) {
     if (fabs((double)in[i] - (double)out[i]) > eb_abs) return 1;
   }
   if (strlen(zcoll_strerror(ZCOLL_ERR_CORRUPT)) == 0) return 1;
+  if (rejects_out_of_range_enums(in, stream, size)) return 1;
   free(stream);
   printf("c_api_smoke: ok (%s)\n", zcoll_version_string());
   return 0;

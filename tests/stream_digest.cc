@@ -1,7 +1,17 @@
-// Prints one line per case: a digest of the stream and of the decompressed
-// output. compare_isa.cmake runs it with the dispatched (AVX2) kernels and with
-// ZCOLL_ISA=generic and requires identical output.
+// Prints one line per case: a digest of the stream and of the decompressed output,
+// for every codec of the registry (codec_ids), and for fzl the streams that
+// zcoll_combine and zcoll_combine_values produce.
+//
+// Two tests read it: compare_digests.cmake runs it with the dispatched (AVX2) kernels and
+// with ZCOLL_ISA=generic and requires identical output; with --golden it covers only
+// the fields of data/ (never ../shared, which not every machine has), and
+// compare_digests.cmake requires the output to equal tests/golden/stream_digests.txt,
+// so a restructure of the codec that changes one stream bit fails.
+//
+// Every stream is also compressed (and combined) with one thread and required to equal
+// the two-thread stream that is printed: streams do not depend on the thread count.
 #include <cinttypes>
+#include <cstring>
 
 #include "test_util.h"
 
@@ -20,19 +30,33 @@ uint64_t fnv1a(const void* p, size_t n, uint64_t h = 1469598103934665603ull) {
 
 int failures = 0;
 
-template <class T> void run(const std::string& name, const std::vector<T>& in, const zcoll_codec_params& p) {
+// c compressed with p and one thread must be the two-thread stream `two`.
+template <class T>
+bool same_with_one_thread(const std::string& name, const std::vector<T>& in, zcoll_codec_params p,
+                          const std::vector<unsigned char>& two) {
+  p.threads = 1;
+  Compressed one = compress(p, in);
+  if (one.rc == ZCOLL_SUCCESS && one.stream == two) return true;
+  std::printf("%s %s differs-with-one-thread\n", name.c_str(), describe(p).c_str());
+  ++failures;
+  return false;
+}
+
+template <class T> Compressed run(const std::string& name, const std::vector<T>& in, const zcoll_codec_params& p) {
   Compressed c = compress(p, in);
   if (c.rc != ZCOLL_SUCCESS) {
     std::printf("%s %s compress-error %d\n", name.c_str(), describe(p).c_str(), c.rc);
     ++failures;
-    return;
+    return c;
   }
+  same_with_one_thread(name, in, p, c.stream);
   std::vector<T> out;
   int rc = decompress(c.stream, in.size(), &out, 2);
   if (rc != ZCOLL_SUCCESS) {
     std::printf("%s %s decompress-error %d\n", name.c_str(), describe(p).c_str(), rc);
     ++failures;
-    return;
+    c.rc = rc;
+    return c;
   }
   if (!within_bound(in.data(), out.data(), in.size(), c.eb_abs)) {
     std::fprintf(stderr, "%s: bound violated\n", name.c_str());
@@ -41,21 +65,70 @@ template <class T> void run(const std::string& name, const std::vector<T>& in, c
   std::printf("%s %s %s n=%zu bytes=%zu stream=%016" PRIx64 " out=%016" PRIx64 "\n", name.c_str(), Dt<T>::name(),
               describe(p).c_str(), in.size(), c.stream.size(), fnv1a(c.stream.data(), c.stream.size()),
               fnv1a(out.data(), out.size() * sizeof(T)));
+  return c;
 }
 
+// zcoll_combine(op, a, b) and zcoll_combine_values(op, x, b) for every op, with two
+// threads and with one; prints one digest of the six two-thread results.
+template <class T>
+void run_combine(const std::string& name, const std::vector<T>& x, const std::vector<unsigned char>& a,
+                 const std::vector<unsigned char>& b, const zcoll_codec_params& p) {
+  const zcoll_dtype dt = Dt<T>::value;
+  const size_t cap = zcoll_codec_bound(x.size(), dt);
+  uint64_t digest = fnv1a(nullptr, 0);
+  size_t total = 0;
+  for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_MIN, ZCOLL_OP_MAX}) {
+    for (bool values : {false, true}) {
+      std::vector<unsigned char> out[2];
+      int rc[2];
+      for (int threads : {2, 1}) {
+        std::vector<unsigned char>& o = out[threads - 1];
+        o.assign(cap, 0);
+        size_t size = 0;
+        rc[threads - 1] = values
+            ? zcoll_combine_values(op, x.data(), x.size(), dt, b.data(), b.size(), o.data(), cap, &size, threads)
+            : zcoll_combine(op, a.data(), a.size(), b.data(), b.size(), o.data(), cap, &size, threads);
+        o.resize(size);
+      }
+      if (rc[0] != ZCOLL_SUCCESS || rc[1] != ZCOLL_SUCCESS || out[0] != out[1]) {
+        std::printf("%s %s op=%d %s error %d/%d or differs-with-one-thread\n", name.c_str(), describe(p).c_str(),
+                    static_cast<int>(op), values ? "combine_values" : "combine", rc[1], rc[0]);
+        ++failures;
+      }
+      digest = fnv1a(out[1].data(), out[1].size(), digest);
+      total += out[1].size();
+    }
+  }
+  std::printf("%s %s %s combined bytes=%zu streams=%016" PRIx64 "\n", name.c_str(), Dt<T>::name(),
+              describe(p).c_str(), total, digest);
+}
+
+// Every codec, chunk lengths, ABS and REL bounds, and (fzl, the only codec that predicts
+// across dimensions) the shape hint; for fzl with ABS bounds also the combinations of
+// the stream with that of the input rotated by a third.
 template <class T> void run_set(const std::string& name, const std::vector<T>& in, int ndims, const size_t* dims) {
-  for (size_t cl : {size_t(0), size_t(32), size_t(4096)}) {
-    for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
-      for (double eb : {1e-2, 1e-4, 1e-6}) {
-        double e = mode == ZCOLL_EB_ABS ? eb * std::min(1e300, std::max(1.0, finite_range(in.data(), in.size()))) : eb;
-        for (int nd : {1, ndims}) {
-          auto p = params(e, mode, cl, 2);
-          if (nd >= 2) {
-            p.ndims = nd;
-            for (int d = 0; d < nd; ++d) p.dims[d] = dims[d];
+  std::vector<T> rotated(in);
+  std::rotate(rotated.begin(), rotated.begin() + rotated.size() / 3, rotated.end());
+  for (int codec : codec_ids()) {
+    for (size_t cl : {size_t(0), size_t(32), size_t(4096)}) {
+      for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
+        for (double eb : {1e-2, 1e-4, 1e-6}) {
+          double e =
+              mode == ZCOLL_EB_ABS ? eb * std::min(1e300, std::max(1.0, finite_range(in.data(), in.size()))) : eb;
+          for (int nd : {1, ndims}) {
+            auto p = params(e, mode, cl, 2);
+            p.codec = codec;
+            if (nd >= 2) {
+              p.ndims = nd;
+              for (int d = 0; d < nd; ++d) p.dims[d] = dims[d];
+            }
+            Compressed a = run(name, in, p);
+            if (codec == ZCOLL_CODEC_FZL && mode == ZCOLL_EB_ABS && a.rc == ZCOLL_SUCCESS) {
+              Compressed b = compress(p, rotated);
+              if (b.rc == ZCOLL_SUCCESS) run_combine(name, rotated, a.stream, b.stream, p);
+            }
+            if (ndims < 2 || codec != ZCOLL_CODEC_FZL) break;
           }
-          run(name, in, p);
-          if (ndims < 2) break;
         }
       }
     }
@@ -92,8 +165,10 @@ template <class T> void synthetic() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool golden = argc > 1 && std::strcmp(argv[1], "--golden") == 0;
   for (const auto& s : available_fields()) {
+    if (golden && s.shared) continue;
     const Field& f = load_field(s, 100000);
     if (s.dtype == ZCOLL_FLOAT32) {
       run_set(s.name, f.f32, s.ndims, f.dims);

@@ -2,6 +2,7 @@
 // count 0, chunk length and shape validation, inspect, mismatch.
 #include "test_util.h"
 
+#include <cctype>
 #include <climits>
 #include <set>
 
@@ -460,4 +461,32 @@ TEST(Api, WriterAbortMidway) {
   EXPECT_EQ(done, 0);
   zcoll_writer_abort(&w);
   EXPECT_EQ(w, nullptr);
+}
+
+// The registry as the C API shows it: the four codecs of zcoll.h, each name maps back to
+// its id (in any case), and nothing else has a name.
+TEST(Api, CodecRegistryNames) {
+  EXPECT_EQ(codec_ids(), (std::vector<int>{ZCOLL_CODEC_FZL, ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX}));
+  for (int id : codec_ids()) {
+    const char* name = zcoll_codec_name(id);
+    ASSERT_NE(name, nullptr);
+    int back = -1;
+    EXPECT_EQ(zcoll_codec_from_name(name, &back), ZCOLL_SUCCESS);
+    EXPECT_EQ(back, id);
+    std::string upper(name);
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    back = -1;
+    EXPECT_EQ(zcoll_codec_from_name(upper.c_str(), &back), ZCOLL_SUCCESS);
+    EXPECT_EQ(back, id);
+  }
+  EXPECT_STREQ(zcoll_codec_name(ZCOLL_CODEC_SZX), "szx");
+  EXPECT_EQ(zcoll_codec_name(0), nullptr);
+  EXPECT_EQ(zcoll_codec_name(-1), nullptr);
+  int id = 77;
+  EXPECT_EQ(zcoll_codec_from_name("fz", &id), ZCOLL_ERR_CODEC);
+  EXPECT_EQ(zcoll_codec_from_name("fzlx", &id), ZCOLL_ERR_CODEC);
+  EXPECT_EQ(zcoll_codec_from_name("", &id), ZCOLL_ERR_CODEC);
+  EXPECT_EQ(id, 77);
+  EXPECT_EQ(zcoll_codec_from_name(nullptr, &id), ZCOLL_ERR_ARG);
+  EXPECT_EQ(zcoll_codec_from_name("fzl", nullptr), ZCOLL_ERR_ARG);
 }

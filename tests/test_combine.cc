@@ -28,15 +28,15 @@
 #include <cfloat>
 #include <cstdlib>
 
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 
 using namespace zt;
 
 namespace {
 
 using Bytes = std::vector<unsigned char>;
-constexpr size_t kHeader = zcoll::fzl::kHeaderBytes;
-constexpr size_t kEntry = zcoll::fzl::kIndexEntryBytes;
+constexpr size_t kHeader = zcoll::codec::kHeaderBytes;
+constexpr size_t kEntry = zcoll::codec::kIndexEntryBytes;
 constexpr size_t kVersionByte = 4;
 
 const int kOps[] = {ZCOLL_OP_SUM, ZCOLL_OP_MIN, ZCOLL_OP_MAX};
@@ -1149,7 +1149,9 @@ TYPED_TEST(CombineErrors, BadArguments) {
   const size_t cap = zcoll_codec_bound(300, Dt<T>::value);
   Guarded g(cap);
   size_t out_size = 0;
-  for (int op : {0, 4, 99, -1}) {
+  // Only 0 of the invalid ops fits zcoll_op's range in C++; c_api_smoke passes 4, 77 and
+  // -1 from C, where they are defined.
+  for (int op : {0}) {
     EXPECT_EQ(zcoll_combine(static_cast<zcoll_op>(op), a.data(), a.size(), b.data(), b.size(), g.data(), cap,
                             &out_size, 1),
               ZCOLL_ERR_ARG)
@@ -1274,7 +1276,7 @@ std::vector<bool> raw_chunks(const Bytes& s) {
   for (size_t k = 0; k < in.nchunks; ++k) {
     uint32_t e;
     std::memcpy(&e, s.data() + kHeader + k * kEntry, sizeof e);
-    raw[k] = (e & zcoll::fzl::kRawChunkFlag) != 0;
+    raw[k] = (e & zcoll::codec::kRawChunkFlag) != 0;
   }
   return raw;
 }
@@ -1389,12 +1391,13 @@ TYPED_TEST(CombineErrors, ValuesArguments) {
     return rc;
   };
   const zcoll_dtype dt = Dt<T>::value;
-  for (int op : {0, 4, -1}) EXPECT_EQ(call(op, x.data(), n, dt, b.data(), b.size(), g.data(), cap, &len), ZCOLL_ERR_ARG);
+  // (c_api_smoke passes the out-of-range ops and dtypes from C)
+  for (int op : {0}) EXPECT_EQ(call(op, x.data(), n, dt, b.data(), b.size(), g.data(), cap, &len), ZCOLL_ERR_ARG);
   EXPECT_EQ(call(ZCOLL_OP_SUM, nullptr, n, dt, b.data(), b.size(), g.data(), cap, &len), ZCOLL_ERR_ARG);
   EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, nullptr, b.size(), g.data(), cap, &len), ZCOLL_ERR_ARG);
   EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size(), nullptr, cap, &len), ZCOLL_ERR_ARG);
   EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, dt, b.data(), b.size(), g.data(), cap, nullptr), ZCOLL_ERR_ARG);
-  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, static_cast<zcoll_dtype>(77), b.data(), b.size(), g.data(), cap, &len),
+  EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n, static_cast<zcoll_dtype>(3), b.data(), b.size(), g.data(), cap, &len),
             ZCOLL_ERR_DTYPE);
   // b's count and dtype
   EXPECT_EQ(call(ZCOLL_OP_SUM, x.data(), n - 1, dt, b.data(), b.size(), g.data(), cap, &len), ZCOLL_ERR_MISMATCH);

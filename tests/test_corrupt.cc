@@ -146,16 +146,11 @@ void bit_flips(const Sample& s, const std::vector<size_t>& bits) {
 
 class Corrupt : public ::testing::TestWithParam<int> {};
 
-std::string codec_name(const ::testing::TestParamInfo<int>& i) {
-  return i.param == ZCOLL_CODEC_FZL      ? "fzl"
-         : i.param == ZCOLL_CODEC_LPBYTE ? "lpbyte"
-         : i.param == ZCOLL_CODEC_LPBIT  ? "lpbit"
-                                         : "szx";
-}
+std::string codec_name(const ::testing::TestParamInfo<int>& i) { return zcoll_codec_name(i.param); }
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Codecs, Corrupt, ::testing::Values(ZCOLL_CODEC_FZL, ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX),
+INSTANTIATE_TEST_SUITE_P(Codecs, Corrupt, ::testing::ValuesIn(codec_ids()),
                          codec_name);
 
 TEST_P(Corrupt, SamplesAreValid) {

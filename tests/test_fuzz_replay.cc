@@ -7,7 +7,7 @@
 
 #include "fuzz_decompress_logic.h"
 #include "fuzz_roundtrip_logic.h"
-#include "fzl_reseal.h"
+#include "reseal_stream.h"
 #include "seed_streams.h"
 #include "test_util.h"
 
@@ -120,21 +120,21 @@ TEST(FuzzReplay, SeedsAreValid) {
   }
 }
 
-// fzl_reseal must reproduce the checksums of valid streams exactly; otherwise it
+// reseal_stream must reproduce the checksums of valid streams exactly; otherwise it
 // has gone stale with respect to the stream format and the fuzzers' re-sealed
 // mutations no longer reach the chunk decoders.
 TEST(FuzzReplay, ResealIsIdentityOnValidStreams) {
   ASSERT_FALSE(seeds().empty());
   for (const auto& s : seeds()) {
     Bytes b = s.bytes;
-    ASSERT_TRUE(zcoll_fuzz::fzl_reseal(b.data(), b.size())) << s.name;
-    EXPECT_TRUE(b == s.bytes) << s.name << ": fuzz/fzl_reseal.h is out of date with the stream format";
+    ASSERT_TRUE(zcoll_fuzz::reseal_stream(b.data(), b.size())) << s.name;
+    EXPECT_TRUE(b == s.bytes) << s.name << ": fuzz/reseal_stream.h is out of date with the stream format";
   }
   // and it repairs a corrupted checksum
   Bytes b = seeds().front().bytes;
-  b[56] ^= 1;
+  b[zcoll::codec::header_offset::kChecksum] ^= 1;
   b[b.size() - 1] ^= 0x10;
-  zcoll_fuzz::fzl_reseal(b.data(), b.size());
+  zcoll_fuzz::reseal_stream(b.data(), b.size());
   zcoll_stream_info info;
   EXPECT_EQ(zcoll_stream_inspect(b.data(), b.size(), &info), ZCOLL_SUCCESS);
 }
@@ -152,7 +152,7 @@ TEST(FuzzReplay, DecompressMutations) {
     int nmut = 1 + static_cast<int>(g() % 3);
     for (int m = 0; m < nmut; ++m) what += (m ? "; " : "") + mutate(&b, g, o.bytes);
     // two times in three, re-seal the checksums so the damage reaches the decoders
-    bool resealed = g() % 3 != 0 && zcoll_fuzz::fzl_reseal(b.data(), b.size());
+    bool resealed = g() % 3 != 0 && zcoll_fuzz::reseal_stream(b.data(), b.size());
     if (resealed) {
       zcoll_stream_info info;
       if (zcoll_stream_inspect(b.data(), b.size(), &info) == ZCOLL_SUCCESS) ++resealed_ok;

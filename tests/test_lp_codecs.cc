@@ -6,18 +6,16 @@
 // types, ABS and REL; streams identical for any thread count and through the writer and
 // reader APIs; malformed chunks behind valid checksums rejected. (Truncations and bit
 // flips of whole streams: test_corrupt.cc runs for every codec.)
-#include "fzl_reseal.h"
+#include "reseal_stream.h"
 #include "test_util.h"
 
 using namespace zt;
 
 namespace {
 
-const int kOtherCodecs[] = {ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX};
+const std::vector<int> kOtherCodecs = codec_ids_other_than_fzl();
 
-const char* codec_name(int c) {
-  return c == ZCOLL_CODEC_LPBYTE ? "lpbyte" : c == ZCOLL_CODEC_LPBIT ? "lpbit" : c == ZCOLL_CODEC_SZX ? "szx" : "fzl";
-}
+const char* codec_name(int c) { return zcoll_codec_name(c); }
 
 zcoll_codec_params lp_params(int codec, double eb, int mode = ZCOLL_EB_ABS, size_t chunk_len = 0, int threads = 1) {
   zcoll_codec_params p = params(eb, mode, chunk_len, threads);
@@ -332,7 +330,7 @@ std::vector<unsigned char> with_chunk(const std::vector<unsigned char>& stream, 
   if (!chunk.empty()) std::memcpy(s.data() + 64 + 8, chunk.data(), chunk.size());
   const uint32_t size = static_cast<uint32_t>(chunk.size()) | (raw ? 0x80000000u : 0u);
   std::memcpy(s.data() + 64, &size, 4);
-  zcoll_fuzz::fzl_reseal(s.data(), s.size());
+  zcoll_fuzz::reseal_stream(s.data(), s.size());
   return s;
 }
 
@@ -463,7 +461,7 @@ TEST(LpCodecsCorrupt, ResealedDamage) {
       auto s = c.stream;
       for (int k = 1 + static_cast<int>(g() % 4); k > 0; --k)
         s[data + g() % (s.size() - data)] ^= static_cast<unsigned char>(1 + g() % 255);
-      zcoll_fuzz::fzl_reseal(s.data(), s.size());
+      zcoll_fuzz::reseal_stream(s.data(), s.size());
       bool guards = false;
       std::vector<float> out;
       const int rc = decompress(s, in.size(), &out, 1 + it % 3, &guards);

@@ -156,8 +156,8 @@ TYPED_TEST(RoundTrip, EbExtremeAbs) {
   const double edges[] = {std::numeric_limits<double>::denorm_min(), 1e-310, std::numeric_limits<double>::min(),
                           1e-300, 3.4e38, std::numeric_limits<float>::max(), 1e300, 1e308,
                           std::numeric_limits<double>::max()};
-  for (int codec : {ZCOLL_CODEC_FZL, ZCOLL_CODEC_LPBYTE, ZCOLL_CODEC_LPBIT, ZCOLL_CODEC_SZX}) {
-    SCOPED_TRACE("codec " + std::to_string(codec));
+  for (int codec : codec_ids()) {
+    SCOPED_TRACE(zcoll_codec_name(codec));
     auto abs = [&](double eb, size_t cl) {
       auto p = params(eb, ZCOLL_EB_ABS, cl);
       p.codec = codec;

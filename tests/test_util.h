@@ -17,7 +17,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "codec_ids.h"
+
 namespace zt {
+
+using zcoll_fuzz::codec_ids;
+using zcoll_fuzz::codec_ids_other_than_fzl;
 
 static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE types expected");
 

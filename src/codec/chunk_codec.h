@@ -1,30 +1,44 @@
 // Chunk codecs: what fills one chunk of a zcoll stream.
 //
-// The stream container (fzl_format.h: header, chunk index with sizes and checksums,
-// raw-chunk fallback) and the engine around it (fzl.h: plans, the parallel writer, the
+// The stream container (container.h: header, chunk index with sizes and checksums,
+// raw-chunk fallback) and the engine around it (stream.h: plans, the parallel writer, the
 // chunk Writer and Reader) do not depend on how a chunk is encoded. The header's codec
-// byte (offset 5, a zcoll_codec_id) selects one of the codecs below for every chunk of
+// byte (a zcoll_codec_id) selects one of the codecs of kCodecs below for every chunk of
 // the stream. Chunks are independent (each codec's predictor restarts at the chunk's
 // first value), so a stream is the same for any thread count and any chunk can be
 // decoded on its own, whatever the codec.
 //
-//   ZCOLL_CODEC_FZL     fzl_format.h       quantizer + Lorenzo + fixed-length blocks
-//   ZCOLL_CODEC_LPBYTE  lpbyte.cc          one code byte per value (Hu & Koibuchi)
-//   ZCOLL_CODEC_LPBIT   lpbit.cc           one bit stream (Hu & Koibuchi)
-//   ZCOLL_CODEC_SZX     szx.cc             SZx class, the C-Coll baseline's codec
-//
-// Each codec's chunk layout is documented at the top of its file.
+// Each codec's chunk layout is documented at the top of its file (kCodecs names them).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/fzl_kernels.h"
+#include "zcoll.h"
 
+// Mostly fzl's working memory, and defined with fzl's kernels (fzl_kernels.h); the
+// other codecs use its `words`.
 namespace zcoll::fzl {
+struct ChunkScratch;
+}  // namespace zcoll::fzl
+
+namespace zcoll::codec {
+
+using fzl::ChunkScratch;
+
+// Everything an encoder or decoder of one chunk needs to know.
+struct ChunkGeometry {
+  double eb = 0;                       // the stream's bound
+  double twoeb = 0, inv = 0;           // the grid step s (fzl_format.h) and 1 / s
+  float eb_f32 = 0;                    // largest float <= eb (the float32 acceptance test)
+  // float32 streams whose step is a finite float: s and 1 / s in single precision;
+  // 0 when the single-precision path does not apply.
+  float twoeb_f32 = 0, inv_f32 = 0;
+  int ndims = 1;                       // 1, 2 or 3
+  size_t stride[3] = {0, 0, 0};        // element strides of the slow dims (ndims > 1)
+  size_t extent[3] = {0, 0, 0};        // dims, slowest first
+};
 
 struct ChunkCodec {
-  uint8_t id;        // zcoll_codec_id, the header's codec byte
-  const char* name;  // "fzl", "lpbyte", "lpbit"
   bool homomorphic;  // zcoll_combine can combine its streams (fzl only)
   // uint64_t scratch words per chunk value the codec needs in ChunkScratch::words.
   size_t scratch_words;
@@ -47,11 +61,36 @@ struct ChunkCodec {
                      const ChunkGeometry& g, ChunkScratch& s, double* out);
 };
 
-const ChunkCodec& fzl_chunk_codec();     // fzl.cc: the ISA-dispatched fzl kernels
-const ChunkCodec& lpbyte_chunk_codec();  // lpbyte.cc
-const ChunkCodec& lpbit_chunk_codec();   // lpbit.cc
-const ChunkCodec& szx_chunk_codec();     // szx.cc
-// The codec with this zcoll_codec_id, or nullptr.
-const ChunkCodec* chunk_codec(int id);
+extern const ChunkCodec kFzlChunkCodec;     // fzl.cc: the ISA-dispatched fzl kernels
+extern const ChunkCodec kLpbyteChunkCodec;  // lpbyte.cc
+extern const ChunkCodec kLpbitChunkCodec;   // lpbit.cc
+extern const ChunkCodec kSzxChunkCodec;     // szx.cc
 
-}  // namespace zcoll::fzl
+struct RegisteredCodec {
+  uint8_t id;        // zcoll_codec_id, the header's codec byte
+  const char* name;  // zcoll_codec_name, lower case
+  const ChunkCodec* chunk;
+};
+
+// Every codec: the one list that the engine, zcoll_codec_name and zcoll_codec_from_name
+// read (and through them the tests and the fuzzers). A new codec needs its id in
+// zcoll.h, its ChunkCodec, and one row here.
+inline constexpr RegisteredCodec kCodecs[] = {
+    {ZCOLL_CODEC_FZL, "fzl", &kFzlChunkCodec},
+    {ZCOLL_CODEC_LPBYTE, "lpbyte", &kLpbyteChunkCodec},
+    {ZCOLL_CODEC_LPBIT, "lpbit", &kLpbitChunkCodec},
+    {ZCOLL_CODEC_SZX, "szx", &kSzxChunkCodec},
+};
+
+// The codec with this zcoll_codec_id, or nullptr.
+inline const RegisteredCodec* find_codec(int id) {
+  for (const RegisteredCodec& c : kCodecs)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+inline const ChunkCodec* chunk_codec(int id) {
+  const RegisteredCodec* c = find_codec(id);
+  return c ? c->chunk : nullptr;
+}
+
+}  // namespace zcoll::codec

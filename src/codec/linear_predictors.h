@@ -24,7 +24,7 @@
 #define ZCOLL_LP_AVX2_FN __attribute__((target("avx2"))) inline
 #endif
 
-namespace zcoll::fzl::lp {
+namespace zcoll::codec::lp {
 
 // Callers may pass buffers at any byte offset: element access through memcpy.
 template <class T>
@@ -164,7 +164,7 @@ struct Lanes {
 // for the generic kernels (the same choice as fzl's, so one switch compares both).
 inline bool avx2_enabled() {
 #if defined(ZCOLL_LP_AVX2)
-  return std::strcmp(select_kernels().name, "avx2") == 0;
+  return std::strcmp(fzl::select_kernels().name, "avx2") == 0;
 #else
   return false;
 #endif
@@ -174,7 +174,7 @@ inline bool avx2_enabled() {
 // The four lanes of a chunk stepped together, lane l in element l of each register. Every
 // operation is the IEEE double operation of History and Choice above, in the same order
 // (no contraction), so the AVX2 and scalar encoders make the same decisions and write the
-// same streams, bit for bit (tests/compare_isa.cmake checks it). The decoders are scalar.
+// same streams, bit for bit (tests/compare_digests.cmake checks it). The decoders are scalar.
 namespace avx2 {
 
 struct History4 {
@@ -310,4 +310,4 @@ ZCOLL_LP_AVX2_FN __m256d within(__m256d x, __m256d y, __m256d eb) {
 }  // namespace avx2
 #endif
 
-}  // namespace zcoll::fzl::lp
+}  // namespace zcoll::codec::lp

@@ -46,10 +46,10 @@
 #include <cmath>
 
 #include "codec/chunk_codec.h"
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 #include "codec/linear_predictors.h"
 
-namespace zcoll::fzl {
+namespace zcoll::codec {
 namespace {
 
 constexpr unsigned kMaxWidth = 6;
@@ -410,10 +410,6 @@ size_t worst(size_t n, size_t esize) {
 
 }  // namespace
 
-const ChunkCodec& lpbit_chunk_codec() {
-  static const ChunkCodec c{kCodecLpbit, "lpbit", false, 1, worst, encode<float>, encode<double>,
-                            decode<float>, decode<double>};
-  return c;
-}
+const ChunkCodec kLpbitChunkCodec{false, 1, worst, encode<float>, encode<double>, decode<float>, decode<double>};
 
-}  // namespace zcoll::fzl
+}  // namespace zcoll::codec

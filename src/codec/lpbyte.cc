@@ -35,10 +35,10 @@
 #include <cmath>
 
 #include "codec/chunk_codec.h"
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 #include "codec/linear_predictors.h"
 
-namespace zcoll::fzl {
+namespace zcoll::codec {
 namespace {
 
 constexpr unsigned kMiss = 0xFF, kInvalid = 0xFE, kFirstCorrection = 4;
@@ -171,10 +171,6 @@ size_t worst(size_t n, size_t esize) { return n * (1 + esize); }
 
 }  // namespace
 
-const ChunkCodec& lpbyte_chunk_codec() {
-  static const ChunkCodec c{kCodecLpbyte, "lpbyte", false, 0, worst, encode<float>, encode<double>,
-                            decode<float>, decode<double>};
-  return c;
-}
+const ChunkCodec kLpbyteChunkCodec{false, 0, worst, encode<float>, encode<double>, decode<float>, decode<double>};
 
-}  // namespace zcoll::fzl
+}  // namespace zcoll::codec

@@ -1,12 +1,14 @@
 // The codec's C API: argument checks, exception barrier, and handle lifetimes.
+#include <cstring>
 #include <new>
+#include <type_traits>
 
-#include "codec/fzl.h"
+#include "codec/stream.h"
 #include "zcoll.h"
 
-using zcoll::fzl::Plan;
-using zcoll::fzl::Reader;
-using zcoll::fzl::Writer;
+using zcoll::codec::Plan;
+using zcoll::codec::Reader;
+using zcoll::codec::Writer;
 
 struct zcoll_writer {
   Writer w;
@@ -29,10 +31,20 @@ int guarded(F&& f) noexcept {
   }
 }
 
+// The value of an enum parameter as a C caller passed it, which may be any int (dtype 9,
+// op 4, -1): C++ may assume an enum object holds one of its enumerators, so it is read
+// as bytes, never loaded as the enum, and the engine checks it as an integer.
+template <class E>
+int passed_value(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<int>(v);
+}
+
 void fill_info(const Reader& r, zcoll_stream_info* info) {
   const Plan& p = r.plan();
   info->codec = p.codec->id;
-  info->format_version = zcoll::fzl::kFormatVersion;
+  info->format_version = zcoll::codec::kFormatVersion;
   info->dtype = p.dtype;
   info->count = p.count;
   info->eb_abs = p.geom.eb;
@@ -58,44 +70,48 @@ void zcoll_codec_params_init(zcoll_codec_params* p) {
 }
 
 const char* zcoll_codec_name(int codec) {
-  const zcoll::fzl::ChunkCodec* c = zcoll::fzl::chunk_codec(codec);
+  const zcoll::codec::RegisteredCodec* c = zcoll::codec::find_codec(codec);
   return c ? c->name : nullptr;
 }
 
 int zcoll_codec_from_name(const char* name, int* codec) {
   if (!name || !codec) return ZCOLL_ERR_ARG;
-  for (int id = 1; const char* known = zcoll_codec_name(id); ++id) {
+  auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; };
+  for (const zcoll::codec::RegisteredCodec& c : zcoll::codec::kCodecs) {
     size_t i = 0;
-    auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; };
-    while (known[i] && lower(name[i]) == known[i]) ++i;
-    if (!known[i] && !name[i]) {
-      *codec = id;
+    while (c.name[i] && lower(name[i]) == c.name[i]) ++i;
+    if (!c.name[i] && !name[i]) {
+      *codec = c.id;
       return ZCOLL_SUCCESS;
     }
   }
   return ZCOLL_ERR_CODEC;
 }
 
-size_t zcoll_codec_bound(size_t count, zcoll_dtype dtype) { return zcoll::fzl::compress_bound(count, dtype); }
+size_t zcoll_codec_bound(size_t count, zcoll_dtype dtype) {
+  return zcoll::codec::compress_bound(count, passed_value(dtype));
+}
 
 int zcoll_combine(zcoll_op op, const void* a, size_t a_size, const void* b, size_t b_size, void* out,
                   size_t out_cap, size_t* out_size, int threads) {
   return guarded([&] {
-    return zcoll::fzl::combine(static_cast<int>(op), a, a_size, b, b_size, out, out_cap, out_size, threads);
+    return zcoll::codec::combine(passed_value(op), a, a_size, b, b_size, out, out_cap, out_size, threads);
   });
 }
 
 int zcoll_combine_values(zcoll_op op, const void* values, size_t count, zcoll_dtype dtype, const void* b,
                          size_t b_size, void* out, size_t out_cap, size_t* out_size, int threads) {
   return guarded([&] {
-    return zcoll::fzl::combine_values(static_cast<int>(op), values, count, dtype, b, b_size, out, out_cap, out_size,
-                                      threads);
+    return zcoll::codec::combine_values(passed_value(op), values, count, passed_value(dtype), b, b_size, out, out_cap,
+                                        out_size, threads);
   });
 }
 
 int zcoll_compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, void* out,
                    size_t out_cap, size_t* out_size, double* eb_abs_out) {
-  return guarded([&]() -> int { return zcoll::fzl::compress(params, dtype, in, count, out, out_cap, out_size, eb_abs_out); });
+  return guarded([&]() -> int {
+    return zcoll::codec::compress(params, passed_value(dtype), in, count, out, out_cap, out_size, eb_abs_out);
+  });
 }
 
 int zcoll_stream_inspect(const void* in, size_t in_size, zcoll_stream_info* info) {
@@ -109,7 +125,7 @@ int zcoll_stream_inspect(const void* in, size_t in_size, zcoll_stream_info* info
 }
 
 int zcoll_decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads) {
-  return guarded([&]() -> int { return zcoll::fzl::decompress(in, in_size, dtype, out, count, threads); });
+  return guarded([&]() -> int { return zcoll::codec::decompress(in, in_size, passed_value(dtype), out, count, threads); });
 }
 
 int zcoll_writer_begin(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count,
@@ -118,7 +134,7 @@ int zcoll_writer_begin(const zcoll_codec_params* params, zcoll_dtype dtype, cons
   *writer = nullptr;
   return guarded([&]() -> int {
     Plan plan;
-    int rc = zcoll::fzl::make_plan(params, dtype, in, count, &plan);
+    int rc = zcoll::codec::make_plan(params, passed_value(dtype), in, count, &plan);
     if (rc) return rc;
     auto* w = new zcoll_writer;
     if ((rc = w->w.begin(plan, in, out, out_cap))) {

@@ -26,9 +26,9 @@
 #include <cstring>
 
 #include "codec/chunk_codec.h"
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 
-namespace zcoll::fzl {
+namespace zcoll::codec {
 namespace {
 
 constexpr size_t kSzxBlock = 128;
@@ -66,6 +66,11 @@ T load_value(const uint8_t* p) {
   std::memcpy(&v, p, sizeof(T));
   return v;
 }
+// out may sit at any byte offset (callers pass their buffers as they are).
+template <class T>
+void store_value(T* out, T v) {
+  std::memcpy(out, &v, sizeof(T));
+}
 
 // The top k bits of w (k in 0..width), the rest cut to 0.
 template <class U>
@@ -94,9 +99,12 @@ int mantissa_bits_needed(double radius, double eb, int max_bits) {
 
 // Encodes one block of len values at p; returns the end. p has room for a raw block.
 template <class T>
-uint8_t* encode_block(const T* x, size_t len, double eb, uint8_t* p) {
+uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
   using B = Bits<T>;
   using U = typename B::U;
+  // x may sit at any byte offset (callers pass their buffers as they are).
+  T x[kSzxBlock];
+  std::memcpy(x, input, len * sizeof(T));
   double lo = INFINITY, hi = -INFINITY;
   bool finite = true;
   for (size_t i = 0; i < len; ++i) {
@@ -194,7 +202,7 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
     const T mu = load_value<T>(p);
     p += sizeof(T);
     if (tag == kConstant) {
-      for (size_t j = 0; j < len; ++j) out[i + j] = mu;
+      for (size_t j = 0; j < len; ++j) store_value(out + i + j, mu);
       continue;
     }
     const size_t lead_bytes = (len * B::kLeadBits + 7) / 8;
@@ -215,7 +223,7 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       for (unsigned b = lead; b < nbytes; ++b) w |= static_cast<U>(*p++) << (B::kWidth - 8 * (b + 1));
       // Bits past k must be 0, so that one stream has one meaning.
       if (keep_top(w, k, B::kWidth) != w) return false;
-      out[i + j] = rebuild(mu, from_bits<T>(w));
+      store_value(out + i + j, rebuild(mu, from_bits<T>(w)));
       prev = w;
     }
     // The padding bits after the last lead code must be 0 as well.
@@ -228,10 +236,6 @@ size_t worst(size_t n, size_t esize) { return (n + kSzxBlock - 1) / kSzxBlock + 
 
 }  // namespace
 
-const ChunkCodec& szx_chunk_codec() {
-  static const ChunkCodec c{kCodecSzx, "szx", false, 0, worst, encode<float>, encode<double>,
-                            decode<float>, decode<double>};
-  return c;
-}
+const ChunkCodec kSzxChunkCodec{false, 0, worst, encode<float>, encode<double>, decode<float>, decode<double>};
 
-}  // namespace zcoll::fzl
+}  // namespace zcoll::codec

@@ -18,7 +18,7 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
   size_t total = 0;
   for (int i = 0; i < p; ++i) total += static_cast<size_t>(counts[i]);
   const size_t per_rank = type_bytes(recvtype, total) / static_cast<size_t>(p);
-  auto own = [&](zcoll_dtype dt) { return at(recvbuf, static_cast<size_t>(displs[r]), fzl::element_size(dt)); };
+  auto own = [&](zcoll_dtype dt) { return at(recvbuf, static_cast<size_t>(displs[r]), codec::element_size(dt)); };
   return run_collective(
       c, ZCOLL_COLL_ALLGATHER, recvtype, per_rank, -1, -1,
       [&](zcoll_dtype dt, Agreement& a) {

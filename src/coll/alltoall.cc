@@ -23,7 +23,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
       c, ZCOLL_COLL_ALLTOALL, recvtype, zcoll::type_bytes(recvtype, n), -1, -1,
       [&](zcoll_dtype dt, Agreement& a) {
         a.count = recvcount;
-        const size_t block = n * zcoll::fzl::element_size(dt);
+        const size_t block = n * zcoll::codec::element_size(dt);
         if (!in_place && (sendtype != recvtype || sendcount != recvcount)) {
           MPI_Aint lb = 0, extent = 0;
           if (MPI_Type_get_extent(sendtype, &lb, &extent) != MPI_SUCCESS) a.rc = ZCOLL_ERR_MPI;
@@ -36,7 +36,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
         a.add_range(dt, send, n * p, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLTOALL, p, n * zcoll::fzl::element_size(dt), false);
+        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLTOALL, p, n * zcoll::codec::element_size(dt), false);
         Transport T(c, dt);
         T.cprp2p = ch.cprp2p;
         const std::vector<size_t> counts(p, n);

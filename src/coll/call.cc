@@ -4,7 +4,7 @@
 #include <cfloat>
 #include <cstring>
 
-#include "codec/fzl.h"
+#include "codec/stream.h"
 
 namespace zcoll::coll {
 namespace {
@@ -14,7 +14,7 @@ constexpr int kSelfTag = 7302;  // the transport uses 7301
 void Agreement::add_range(zcoll_dtype dt, const void* values, size_t n, int threads) {
   if (!want_range) return;
   double l = INFINITY, h = -INFINITY;
-  fzl::value_range(dt, values, n, fzl::thread_count(threads, n / 65536 + 1), &l, &h);
+  codec::value_range(dt, values, n, codec::thread_count(threads, n / 65536 + 1), &l, &h);
   lo = std::min(lo, l);
   hi = std::max(hi, h);
 }
@@ -100,7 +100,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   a.lo = lo(kRange);
   a.hi = hi(kRange);
   const zcoll_codec_params& p = c.cfg.codec;
-  a.eb = p.eb_mode == ZCOLL_EB_ABS ? std::min(p.eb, DBL_MAX / 4) : fzl::rel_to_abs(p.eb, a.lo, a.hi);
+  a.eb = p.eb_mode == ZCOLL_EB_ABS ? std::min(p.eb, DBL_MAX / 4) : codec::rel_to_abs(p.eb, a.lo, a.hi);
   *compress = true;
   return ZCOLL_SUCCESS;
 }

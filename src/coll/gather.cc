@@ -23,14 +23,14 @@ extern "C" int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sen
       [&](zcoll_dtype dt, Agreement& a) {
         a.count = count;
         if (is_root) {
-          void* slot = zcoll::at(recvbuf, static_cast<size_t>(root) * n, zcoll::fzl::element_size(dt));
+          void* slot = zcoll::at(recvbuf, static_cast<size_t>(root) * n, zcoll::codec::element_size(dt));
           if (!in_place) a.rc = local_copy(sendbuf, sendcount, sendtype, slot, count, zcoll::mpi_type(dt), c.comm);
           own = slot;
         }
         a.add_range(dt, own, n, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_GATHER, p, n * zcoll::fzl::element_size(dt), false);
+        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_GATHER, p, n * zcoll::codec::element_size(dt), false);
         Transport T(c, dt);
         T.cprp2p = ch.cprp2p;
         const std::vector<size_t> counts(p, n);

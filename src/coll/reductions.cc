@@ -12,9 +12,9 @@ namespace zcoll::coll {
 namespace {
 
 int combine_op(MPI_Op op) {
-  if (op == MPI_SUM) return fzl::kCombineSum;
-  if (op == MPI_MIN) return fzl::kCombineMin;
-  if (op == MPI_MAX) return fzl::kCombineMax;
+  if (op == MPI_SUM) return codec::kCombineSum;
+  if (op == MPI_MIN) return codec::kCombineMin;
+  if (op == MPI_MAX) return codec::kCombineMax;
   return kUnsupportedOp;
 }
 
@@ -23,7 +23,7 @@ double error_factor(const Transport& T, int collective, int p) {
   // Homomorphic MIN/MAX never add error. Otherwise one eps per quantization the result
   // passed through: p, but p - 1 for a reduce-scatter, whose last step applies the op to
   // this rank's own values unquantized on both paths (reduce_scatter_ring.cc).
-  if (T.homomorphic && T.op != fzl::kCombineSum) return 1;
+  if (T.homomorphic && T.op != codec::kCombineSum) return 1;
   if (T.cprp2p && collective == ZCOLL_COLL_ALLREDUCE) return 2.0 * p - 2;
   return collective == ZCOLL_COLL_REDUCE_SCATTER ? p - 1 : p;
 }

@@ -26,11 +26,11 @@ extern "C" int zcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype se
         a.count = count;
         if (!is_root) return;
         a.add_range(dt, sendbuf, n * p, c.cfg.codec.threads);
-        const void* own = zcoll::at(sendbuf, static_cast<size_t>(root) * n, zcoll::fzl::element_size(dt));
+        const void* own = zcoll::at(sendbuf, static_cast<size_t>(root) * n, zcoll::codec::element_size(dt));
         if (!in_place) a.rc = local_copy(own, count, zcoll::mpi_type(dt), recvbuf, recvcount, recvtype, c.comm);
       },
       [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_SCATTER, p, n * zcoll::fzl::element_size(dt), false);
+        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_SCATTER, p, n * zcoll::codec::element_size(dt), false);
         Transport T(c, dt);
         T.cprp2p = ch.cprp2p;
         const std::vector<size_t> counts(p, n);

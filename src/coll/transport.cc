@@ -85,7 +85,7 @@ size_t Transport::compress_values(const void* values, size_t i, uint8_t* dst) {
   if (err) return 0;
   const double t = now();
   size_t len = 0;
-  const int rc = fzl::compress(&params, dtype, values, piece_count[i], dst, piece_cap(i), &len, nullptr);
+  const int rc = codec::compress(&params, dtype, values, piece_count[i], dst, piece_cap(i), &len, nullptr);
   t_codec += now() - t;
   if (rc) fail(rc);
   return rc ? 0 : len;
@@ -95,7 +95,7 @@ size_t Transport::combine(const uint8_t* a, size_t alen, const uint8_t* b, size_
   if (err) return 0;
   const double t = now();
   size_t len = 0;
-  const int rc = fzl::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads);
+  const int rc = codec::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads);
   t_reduce += now() - t;
   if (rc) fail(rc);
   return rc ? 0 : len;
@@ -105,7 +105,7 @@ size_t Transport::fold(const uint8_t* partial, size_t len, size_t i, uint8_t* ou
   if (err) return 0;
   const double t = now();
   size_t olen = 0;
-  const int rc = fzl::combine_values(op, piece_src(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
+  const int rc = codec::combine_values(op, piece_src(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
                                      params.threads);
   t_reduce += now() - t;
   if (rc) fail(rc);
@@ -120,9 +120,9 @@ void apply(int op, T* acc, const void* values, size_t n) {
     T v;
     std::memcpy(&v, x + k * sizeof(T), sizeof(T));
     T& a = acc[k];
-    if (op == fzl::kCombineSum) a = a + v;
+    if (op == codec::kCombineSum) a = a + v;
     else if (a != a || v != v) a = a != a ? a : v;  // NaN wins, as on the homomorphic path
-    else if (op == fzl::kCombineMax) a = v > a ? v : a;
+    else if (op == codec::kCombineMax) a = v > a ? v : a;
     else a = v < a ? v : a;
   }
 }
@@ -135,7 +135,7 @@ size_t Transport::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
   // Always through the scratch: with MPI_IN_PLACE, the dst can be this very input piece.
   if (values_.size() < n * es) values_.resize(n * es);
   void* acc = values_.data();
-  int rc = fzl::decompress(partial, len, dtype, acc, n, params.threads);
+  int rc = codec::decompress(partial, len, dtype, acc, n, params.threads);
   const double t_op = now();
   t_decomp += t_op - t;
   if (!rc) {
@@ -145,7 +145,7 @@ size_t Transport::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
   const double t_applied = now();
   t_reduce += t_applied - t_op;
   size_t olen = 0;
-  if (!rc && out) rc = fzl::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
+  if (!rc && out) rc = codec::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
   if (!rc && !out && n) std::memcpy(piece_dst(i), acc, n * es);
   t_codec += now() - t_applied;
   if (rc) fail(rc);
@@ -155,7 +155,7 @@ size_t Transport::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
 void Transport::decompress(const uint8_t* s, size_t len, size_t i, void* to) {
   if (err) return;
   const double t = now();
-  const int rc = fzl::decompress(s, len, dtype, to ? to : piece_dst(i), piece_count[i], params.threads);
+  const int rc = codec::decompress(s, len, dtype, to ? to : piece_dst(i), piece_count[i], params.threads);
   t_decomp += now() - t;
   if (rc) fail(rc);
 }

@@ -28,7 +28,7 @@
 #include <deque>
 #include <vector>
 
-#include "codec/fzl.h"
+#include "codec/stream.h"
 #include "common/comm.h"
 #include "common/mpi_util.h"
 
@@ -60,7 +60,7 @@ struct Transport {
   zcoll_comm_s& c;
   zcoll_dtype dtype;
   size_t es;
-  int op;                    // fzl::CombineOp (reductions)
+  int op;                    // codec::CombineOp (reductions)
   bool homomorphic = false;  // reductions: combine compressed pieces, else decompress-operate-compress
   bool cprp2p = false;       // the baseline policy (see above)
   zcoll_codec_params params; // ABS, the per-input bound
@@ -85,8 +85,8 @@ struct Transport {
   double t_codec = 0, t_decomp = 0, t_reduce = 0;  // t_reduce: combining, homomorphic or on values
   size_t wire = 0, raw = 0;
 
-  Transport(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op = fzl::kCombineSum)
-      : c(comm), dtype(dt), es(fzl::element_size(dt)), op(combine_op) {
+  Transport(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op = codec::kCombineSum)
+      : c(comm), dtype(dt), es(codec::element_size(dt)), op(combine_op) {
     if (c.debug_fail) fail(c.debug_fail);
   }
 

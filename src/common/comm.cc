@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/fzl.h"
+#include "codec/stream.h"
 #include "coll/select.h"
 #include "common/mpi_util.h"
 
@@ -23,21 +23,21 @@ namespace {
 // says what is wrong through the error detail.
 int validate(zcoll_config& cfg) {
   const zcoll_codec_params& p = cfg.codec;
-  const zcoll::fzl::ChunkCodec* codec = zcoll::fzl::chunk_codec(p.codec);
+  const zcoll::codec::ChunkCodec* codec = zcoll::codec::chunk_codec(p.codec);
   if (!codec) {
     zcoll::set_error_detail("unknown codec id %d", p.codec);
     return ZCOLL_ERR_CODEC;
   }
   // Homomorphic reductions combine the codec's integers: fzl only.
   if (cfg.reduction == ZCOLL_REDUCTION_HOMOMORPHIC && !codec->homomorphic) {
-    zcoll::set_error_detail("reduction HOMOMORPHIC needs a codec that combines (fzl), not %s", codec->name);
+    zcoll::set_error_detail("reduction HOMOMORPHIC needs a codec that combines (fzl), not %s", zcoll_codec_name(p.codec));
     return ZCOLL_ERR_CODEC;
   }
   const char* bad = nullptr;
   if (p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) bad = "codec.eb_mode";
   else if (!std::isfinite(p.eb) || !(p.eb > 0)) bad = "codec.eb (a positive finite number)";
   else if (p.threads < 0) bad = "codec.threads";
-  else if (p.chunk_len && (p.chunk_len % 32 || p.chunk_len > ZCOLL_MAX_CHUNK_LEN)) bad = "codec.chunk_len";
+  else if (p.chunk_len && (p.chunk_len % zcoll::codec::kChunkLenStep || p.chunk_len > ZCOLL_MAX_CHUNK_LEN)) bad = "codec.chunk_len";
   else if (cfg.algorithm < ZCOLL_ALGO_AUTO || !zcoll_algorithm_name(cfg.algorithm)) bad = "algorithm";
   else if (cfg.reduction < ZCOLL_REDUCTION_AUTO || cfg.reduction > ZCOLL_REDUCTION_DOC) bad = "reduction";
   else if (cfg.bound_target != ZCOLL_BOUND_INPUT && cfg.bound_target != ZCOLL_BOUND_RESULT) bad = "bound_target";

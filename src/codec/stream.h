@@ -1,20 +1,28 @@
 // The stream engine: plans, the chunk writer and reader, and whole-buffer
-// compress/decompress with OpenMP over chunks, for every chunk codec (chunk_codec.h).
-// The C API in stream_api.cc wraps it.
+// compress/decompress with OpenMP over chunks, for every chunk codec (chunk_codec.h), in
+// the container of container.h; and the homomorphic combination of fzl streams. The C
+// API in stream_api.cc and the collectives (src/coll) use it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "codec/chunk_codec.h"
-#include "codec/fzl_format.h"
+#include "codec/container.h"
 #include "codec/fzl_kernels.h"
 #include "zcoll.h"
 
-namespace zcoll::fzl {
+namespace zcoll::codec {
+
+// The combination's operators (zcoll_op's values), which fzl's kernels implement.
+using fzl::ChunkRef;
+using fzl::CombineOp;
+using fzl::kCombineMax;
+using fzl::kCombineMin;
+using fzl::kCombineSum;
 
 struct Plan {
-  const ChunkCodec* codec = nullptr;  // how chunks are encoded (the header's codec byte)
+  const RegisteredCodec* codec = nullptr;  // how chunks are encoded (the header's codec byte)
   zcoll_dtype dtype = ZCOLL_FLOAT32;
   size_t esize = 4;
   size_t count = 0;
@@ -33,7 +41,10 @@ struct Plan {
   }
 };
 
-size_t element_size(zcoll_dtype dtype);  // 0 when unknown
+// Entry points that take a dtype from a caller take it as an int (a zcoll_dtype value, or
+// anything else a C caller passed: C++ may assume an enum holds one of its values, so
+// nothing here converts to zcoll_dtype before checking).
+size_t element_size(int dtype);  // 0 when unknown
 // min and max over the finite values (lo > hi when there are none), OpenMP over threads.
 void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi);
 // The absolute bound for a relative one, given the finite value range (see zcoll.h).
@@ -42,7 +53,7 @@ double rel_to_abs(double rel, double lo, double hi);
 // decoded). ZCOLL_ERR_CORRUPT if it does not fit in avail bytes or the header is bad.
 int stream_length(const void* p, size_t avail, size_t* len);
 // Validates params and builds a plan; resolves a REL bound with a pass over `in`.
-int make_plan(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count, Plan* plan);
+int make_plan(const zcoll_codec_params* params, int dtype, const void* in, size_t count, Plan* plan);
 // Threads to use for `threads` (0 = the OpenMP default), never more than `work` items.
 int thread_count(int threads, size_t work);
 
@@ -78,16 +89,16 @@ class Reader {
   std::vector<size_t> offset_;  // nchunks + 1 byte offsets into in_
 };
 
-int compress(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count,
+int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t count,
              void* out, size_t out_cap, size_t* out_size, double* eb_abs_out);
-int decompress(const void* in, size_t in_size, zcoll_dtype dtype, void* out, size_t count, int threads);
-size_t compress_bound(size_t count, zcoll_dtype dtype);
+int decompress(const void* in, size_t in_size, int dtype, void* out, size_t count, int threads);
+size_t compress_bound(size_t count, int dtype);
 // Homomorphic combination of two streams (zcoll_combine); op is a CombineOp.
 // ZCOLL_ERR_CODEC unless both are fzl streams.
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads);
 // op(values, b) without compressing values first (zcoll_combine_values).
-int combine_values(int op, const void* values, size_t count, zcoll_dtype dtype, const void* b, size_t b_size,
+int combine_values(int op, const void* values, size_t count, int dtype, const void* b, size_t b_size,
                    void* out, size_t out_cap, size_t* out_size, int threads);
 
-}  // namespace zcoll::fzl
+}  // namespace zcoll::codec
