@@ -4,11 +4,13 @@
 #include <type_traits>
 
 #include "codec/stream.h"
+#include "common/error_detail.h"
 #include "zcoll.h"
 
 using zcoll::codec::Plan;
 using zcoll::codec::Reader;
 using zcoll::codec::Writer;
+using zcoll::guarded;
 
 struct zcoll_writer {
   Writer w;
@@ -19,18 +21,6 @@ struct zcoll_reader {
 };
 
 namespace {
-// No C++ exception may cross the C boundary.
-template <class F>
-int guarded(F&& f) noexcept {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return ZCOLL_ERR_NO_MEMORY;
-  } catch (...) {
-    return ZCOLL_ERR_INTERNAL;
-  }
-}
-
 // The value of an enum parameter as a C caller passed it, which may be any int (dtype 9,
 // op 4, -1): C++ may assume an enum object holds one of its enumerators, so it is read
 // as bytes, never loaded as the enum, and the engine checks it as an integer.

@@ -1,11 +1,10 @@
 // What the MPI layers (collectives, point-to-point) share: the float types zcoll
-// compresses, MPI return codes as zcoll codes, byte sizes, and the exception barrier at
-// the C boundary.
+// compresses, MPI return codes as zcoll codes, byte sizes; and (error_detail.h) the
+// exception barrier at the C boundary.
 #pragma once
 #include "zcoll.h"  // brings <mpi.h> without the MPI C++ bindings
 
 #include <cstddef>
-#include <new>
 
 #include "common/error_detail.h"
 
@@ -33,20 +32,6 @@ inline size_t type_bytes(MPI_Datatype t, size_t count) {
 inline char* at(void* base, size_t elems, size_t esize) { return static_cast<char*>(base) + elems * esize; }
 inline const char* at(const void* base, size_t elems, size_t esize) {
   return static_cast<const char*>(base) + elems * esize;
-}
-
-// Every entry point runs its body through this: no C++ exception may cross the C
-// boundary, and a call that fails without saying more leaves no stale detail behind.
-template <class F>
-int guarded(F&& f) noexcept {
-  clear_error_detail();
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return ZCOLL_ERR_NO_MEMORY;
-  } catch (...) {
-    return ZCOLL_ERR_INTERNAL;
-  }
 }
 
 }  // namespace zcoll
