@@ -68,6 +68,16 @@ struct Kernels {
                      ChunkScratch& s, uint8_t* out, bool* raw);
   size_t (*fold_f64)(int op, const double* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
                      ChunkScratch& s, uint8_t* out, bool* raw);
+  // The encoders of the lpbyte and lpbit chunk codecs (ChunkCodec::encode_f32/f64); their
+  // decoders are scalar and not in the table.
+  size_t (*lpbyte_encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                              uint8_t* out);
+  size_t (*lpbyte_encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                              uint8_t* out);
+  size_t (*lpbit_encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                             uint8_t* out);
+  size_t (*lpbit_encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                             uint8_t* out);
 };
 
 const Kernels& generic_kernels();
