@@ -15,15 +15,28 @@
 
 #include "zcoll.h"
 
-// Mostly fzl's working memory, and defined with fzl's kernels (fzl_kernels.h); the
-// other codecs use its `words`.
-namespace zcoll::fzl {
-struct ChunkScratch;
-}  // namespace zcoll::fzl
-
 namespace zcoll::codec {
 
-using fzl::ChunkScratch;
+// Per-thread working memory for one chunk, reused across chunks and calls: mostly fzl's;
+// the other codecs use its `words`.
+struct ChunkScratch {
+  int32_t* q = nullptr;    // quantized integers, chunk_len; q[-2] and q[-1] exist and are 0
+  int32_t* r = nullptr;    // residuals, chunk_len
+  uint32_t* exact = nullptr;  // per-block masks of values stored exactly
+  const uint8_t** exact_src = nullptr;  // decode: where each block's exact values are
+  size_t capacity = 0;
+  // Homomorphic combination only (null until first used): the second operand's
+  // integers (padded like q) and exact masks, and both operands' exact values.
+  int32_t* qb = nullptr;
+  uint32_t* exact_b = nullptr;
+  uint8_t* vals_a = nullptr;
+  uint8_t* vals_b = nullptr;
+  // Chunk codecs that ask for it (ChunkCodec::scratch_words): that many words per value.
+  uint64_t* words = nullptr;
+};
+
+// The homomorphic combination's operators (ChunkCodec::homomorphic): zcoll_op's values.
+enum CombineOp { kCombineSum = 1, kCombineMin = 2, kCombineMax = 3 };
 
 // Everything an encoder or decoder of one chunk needs to know.
 struct ChunkGeometry {

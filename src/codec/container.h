@@ -38,6 +38,15 @@ inline constexpr uint32_t kRawChunkFlag = 0x80000000u;
 // chunk_len is a multiple of this (fzl's block length), and at least this.
 inline constexpr size_t kChunkLenStep = 32;
 
+// One chunk of a stream (an operand of a combination): its bytes as stored, and whether
+// they are raw.
+struct ChunkRef {
+  const uint8_t* p;
+  size_t bytes;
+  bool raw;
+  const uint8_t* end;  // end of the readable buffer (slack for wide loads)
+};
+
 // Where each header field starts.
 namespace header_offset {
 inline constexpr size_t kMagic = 0, kVersion = 4, kCodec = 5, kDtype = 6, kNdims = 7, kCount = 8, kEb = 16,

@@ -28,6 +28,11 @@ namespace zcoll::fzl {
 
 // The kernels are compiled inside this namespace and use these by their short names.
 using codec::ChunkGeometry;
+using codec::ChunkRef;
+using codec::ChunkScratch;
+using codec::kCombineMax;
+using codec::kCombineMin;
+using codec::kCombineSum;
 using codec::load_u32;
 using codec::load_u64;
 using codec::store_u32;

@@ -10,34 +10,6 @@
 
 namespace zcoll::fzl {
 
-// Per-thread working memory for one chunk, reused across chunks and calls.
-struct ChunkScratch {
-  int32_t* q = nullptr;    // quantized integers, chunk_len; q[-2] and q[-1] exist and are 0
-  int32_t* r = nullptr;    // residuals, chunk_len
-  uint32_t* exact = nullptr;  // per-block masks of values stored exactly
-  const uint8_t** exact_src = nullptr;  // decode: where each block's exact values are
-  size_t capacity = 0;
-  // Homomorphic combination only (null until first used): the second operand's
-  // integers (padded like q) and exact masks, and both operands' exact values.
-  int32_t* qb = nullptr;
-  uint32_t* exact_b = nullptr;
-  uint8_t* vals_a = nullptr;
-  uint8_t* vals_b = nullptr;
-  // Chunk codecs that ask for it (ChunkCodec::scratch_words): that many words per value.
-  uint64_t* words = nullptr;
-};
-
-// One operand chunk of a combination: its bytes as stored, and whether they are raw.
-struct ChunkRef {
-  const uint8_t* p;
-  size_t bytes;
-  bool raw;
-  const uint8_t* end;  // end of the readable buffer (slack for wide loads)
-};
-
-// Matches zcoll_op.
-enum CombineOp { kCombineSum = 1, kCombineMin = 2, kCombineMax = 3 };
-
 struct Kernels {
   const char* name;
   // min and max over the finite values of x (lo > hi when there are none)
@@ -68,6 +40,16 @@ struct Kernels {
                      ChunkScratch& s, uint8_t* out, bool* raw);
   size_t (*fold_f64)(int op, const double* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
                      ChunkScratch& s, uint8_t* out, bool* raw);
+  // The encoders of the lpbyte and lpbit chunk codecs (ChunkCodec::encode_f32/f64); their
+  // decoders are scalar and not in the table.
+  size_t (*lpbyte_encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                              uint8_t* out);
+  size_t (*lpbyte_encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                              uint8_t* out);
+  size_t (*lpbit_encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                             uint8_t* out);
+  size_t (*lpbit_encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
+                             uint8_t* out);
 };
 
 const Kernels& generic_kernels();

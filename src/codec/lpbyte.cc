@@ -4,7 +4,7 @@
 // Chunk layout (n values of T = float or double; eb the stream's absolute bound):
 //   codes:  n bytes, one per value, in array order
 //   values: the values whose code is 0xFF, verbatim (T, little-endian), in the order the
-//           predictors visit them (lp::Lanes in linear_predictors.h: in array order for
+//           predictors visit them (lp::Lanes in kernels/lp.h: in array order for
 //           chunks under 2048 values, else four segments in lockstep)
 // The code byte itself says "miss, the value follows in the values section", so there is
 // no separate index of miss positions (the paper sends one 4-byte index per predicted
@@ -12,7 +12,7 @@
 // chunk is exactly n + misses x sizeof(T) bytes.
 //
 // Codes, with p0..p3 the 0th- to 3rd-order predictions from the previous reconstructed
-// values (linear_predictors.h) and y the value the decoder writes:
+// values (kernels/lp.h) and y the value the decoder writes:
 //   0x00..0x03  y = T(p_c)                                 the paper's four codes
 //   0x04..0xFD  y = T(p1 + k x 2 eb), k in [-125, -1] u [1, 125]:  code 4 + (k + 125) for
 //               k < 0, code 128 + k for k > 0
@@ -36,107 +36,16 @@
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
-#include "codec/linear_predictors.h"
+// The (scalar) decoder shares the format with the encoder stage; it uses the generic
+// copy, the one built without ISA flags like this file.
+#define ZCOLL_KERNELS_ISA generic_isa
+#include "codec/kernels/lpbyte.h"
 
 namespace zcoll::codec {
 namespace {
 
-constexpr unsigned kMiss = 0xFF, kInvalid = 0xFE, kFirstCorrection = 4;
-constexpr int kMaxCorrection = 125;
-
-// The correction k of a code 0x04..0xFD, and the code of a correction k != 0.
-inline int code_correction(unsigned c) { return c <= 128 ? static_cast<int>(c) - 129 : static_cast<int>(c) - 128; }
-inline unsigned correction_code(int k) { return static_cast<unsigned>(128 + k + (k < 0)); }
-
-// The value of a correction code (k != 0), the same expression on both sides.
-template <class T>
-inline T corrected(double p1, double k, double twoeb) {
-  return static_cast<T>(p1 + k * twoeb);
-}
-
-// Round half to even for |v| < 2^51 (here |v| < 126), without a libm call on baseline x86-64.
-inline double round_small(double v) {
-  constexpr double kMagic = 6755399441055744.0;  // 1.5 x 2^52
-  return (v + kMagic) - kMagic;
-}
-
-// The encoder's step for one value: its code (miss: -1), the value appended to the values
-// section on a miss, and the reconstruction pushed into the lane's history.
-template <class T>
-inline void encode_value(T xi, lp::History& h, double eb, double twoeb, double inv, uint8_t* code, uint8_t*& vals) {
-  double p[4];
-  h.predict(p);
-  lp::Choice<T> ch(eb);
-  lp::offer_predictions(ch, xi, p);
-  // p1 with the correction k that rounds x to the nearest bin around it (k = 0 is p1's
-  // own code). |v| >= 126 and NaN are out of range: those take v = 0, which is refused.
-  double v = (static_cast<double>(xi) - p[1]) * inv;
-  const uint64_t in_range = static_cast<uint64_t>(lp::bits_of(std::fabs(v)) < lp::bits_of(126.0));
-  const uint64_t vb = lp::bits_of(v) & (uint64_t{0} - in_range);
-  v = lp::load<double>(&vb);
-  const double k = round_small(v);
-  const int ki = static_cast<int>(k);
-  const uint64_t allowed =
-      static_cast<uint64_t>((ki != 0) & (static_cast<unsigned>(ki + kMaxCorrection) <= 2u * kMaxCorrection));
-  ch.offer(xi, corrected<T>(p[1], k, twoeb), static_cast<int>(correction_code(ki)), allowed);
-  // A miss (code -1, stored as 0xFF): the value goes to the values section. Stored
-  // always, kept only on a miss (the worst-case room covers it), without a branch.
-  const uint64_t miss = ch.miss_mask();
-  lp::store(vals, xi);
-  vals += sizeof(T) & miss;
-  *code = static_cast<uint8_t>(ch.code);
-  const lp::Bits<T> yb = static_cast<lp::Bits<T>>(ch.y | (lp::bits_of(xi) & miss));
-  h.push(lp::load<T>(&yb));
-}
-
-#if defined(ZCOLL_LP_AVX2)
-// encode_value() for the four lanes at once, over the steps in which all of them have a
-// value; returns the steps done.
-template <class T>
-__attribute__((target("avx2"))) size_t encode_avx2(const T* x, const lp::Lanes& lanes, double eb, double twoeb,
-                                                   double inv, lp::History h[4], uint8_t* codes, uint8_t*& vals) {
-  using namespace lp::avx2;
-  const __m256d ebv = _mm256_set1_pd(eb), twoebv = _mm256_set1_pd(twoeb), invv = _mm256_set1_pd(inv);
-  const __m256d magic = _mm256_set1_pd(6755399441055744.0), zero = _mm256_setzero_pd();
-  return encode_steps(x, lanes, eb, h, [&](const size_t idx[4], __m256d xv, const __m256d p[4], Candidate* c)
-                                           __attribute__((target("avx2"))) {
-    __m256d v = _mm256_mul_pd(_mm256_sub_pd(xv, p[1]), invv);
-    v = _mm256_and_pd(v, _mm256_cmp_pd(abs_pd(v), _mm256_set1_pd(126.0), _CMP_LT_OQ));
-    const __m256d k = _mm256_sub_pd(_mm256_add_pd(v, magic), magic);  // round_small
-    const __m256d allowed = _mm256_and_pd(_mm256_cmp_pd(k, zero, _CMP_NEQ_OQ),
-                                          _mm256_cmp_pd(abs_pd(k), _mm256_set1_pd(kMaxCorrection), _CMP_LE_OQ));
-    // correction_code(k) = 128 + k + (k < 0)
-    const __m256i ki = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k));
-    const __m256i code = _mm256_sub_epi64(_mm256_add_epi64(ki, _mm256_set1_epi64x(128)),
-                                          _mm256_cmpgt_epi64(_mm256_setzero_si256(), ki));
-    c[4] = candidate(xv, round_to<T>(_mm256_add_pd(p[1], _mm256_mul_pd(k, twoebv))), code, ebv, allowed);
-    const Choice4 ch = choose(c, 5);
-    alignas(32) int64_t cl[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(cl), ch.code);
-    for (int l = 0; l < 4; ++l) {  // misses append in lane order, as the scalar steps do
-      codes[idx[l]] = static_cast<uint8_t>(cl[l]);
-      lp::store(vals, lp::load<T>(x + idx[l]));
-      vals += cl[l] < 0 ? sizeof(T) : 0;
-    }
-    return _mm256_blendv_pd(xv, ch.y, _mm256_castsi256_pd(ch.hit));
-  });
-}
-#endif
-
-template <class T>
-size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, ChunkScratch& /*s*/, uint8_t* out) {
-  uint8_t* vals = out + n;
-  lp::History h[lp::Lanes::kLanes];
-  const lp::Lanes lanes(n);
-  size_t first = 0;
-#if defined(ZCOLL_LP_AVX2)
-  if (lanes.count == lp::Lanes::kLanes && lp::avx2_enabled())
-    first = encode_avx2(x, lanes, g.eb, g.twoeb, g.inv, h, out, vals);
-#endif
-  lanes.run([&](int l, size_t i) { encode_value(lp::load<T>(x + i), h[l], g.eb, g.twoeb, g.inv, out + i, vals); },
-            first);
-  return static_cast<size_t>(vals - out);
-}
+namespace lp = fzl::generic_isa::lp;
+using namespace fzl::generic_isa::lpbyte;
 
 template <class T>
 bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size_t n, size_t /*begin*/,
@@ -169,8 +78,16 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
 
 size_t worst(size_t n, size_t esize) { return n * (1 + esize); }
 
+// The encoder of the ISA that select_kernels picks at the time of each call.
+size_t encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
+  return fzl::select_kernels().lpbyte_encode_f32(x, n, begin, g, s, out);
+}
+size_t encode_f64(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
+  return fzl::select_kernels().lpbyte_encode_f64(x, n, begin, g, s, out);
+}
+
 }  // namespace
 
-const ChunkCodec kLpbyteChunkCodec{false, 0, worst, encode<float>, encode<double>, decode<float>, decode<double>};
+const ChunkCodec kLpbyteChunkCodec{false, 0, worst, encode_f32, encode_f64, decode<float>, decode<double>};
 
 }  // namespace zcoll::codec

@@ -14,13 +14,6 @@
 
 namespace zcoll::codec {
 
-// The combination's operators (zcoll_op's values), which fzl's kernels implement.
-using fzl::ChunkRef;
-using fzl::CombineOp;
-using fzl::kCombineMax;
-using fzl::kCombineMin;
-using fzl::kCombineSum;
-
 struct Plan {
   const RegisteredCodec* codec = nullptr;  // how chunks are encoded (the header's codec byte)
   zcoll_dtype dtype = ZCOLL_FLOAT32;

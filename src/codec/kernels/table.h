@@ -1,6 +1,8 @@
 // The kernel table of one ISA: what an ISA's translation unit hands to select_kernels.
 #pragma once
 #include "codec/kernels/combine.h"
+#include "codec/kernels/lpbit.h"
+#include "codec/kernels/lpbyte.h"
 #include "codec/kernels/range.h"
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA {
@@ -18,7 +20,9 @@ inline constexpr Kernels kernel_table(const char* name) {
           encode_chunk<float>,  encode_chunk<double>,
           decode_values<float>, decode_values<double>,
           combine_chunk<float>, combine_chunk<double>,
-          fold_chunk<float>,    fold_chunk<double>};
+          fold_chunk<float>,    fold_chunk<double>,
+          lpbyte::encode<float>, lpbyte::encode<double>,
+          lpbit::encode<float>,  lpbit::encode<double>};
 }
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA

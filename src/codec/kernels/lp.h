@@ -7,24 +7,18 @@
 // Encoder and decoder run the same scalar double operations in the same order (the
 // codec is compiled with -ffp-contract=off -fno-fast-math), so both compute bit-identical
 // predictions and reconstructions, on any x86-64 and for any thread count.
+//
+// A stage of the chunk kernels (kernels/common.h): the encoders are compiled per ISA and
+// reached through the Kernels table; the decoders (lpbyte.cc, lpbit.cc) are scalar and use
+// the generic_isa copy.
 #pragma once
 #include <cfloat>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
-#include "codec/fzl_kernels.h"
+#include "codec/kernels/common.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define ZCOLL_LP_AVX2 1
-// Only the functions so marked use AVX2; the codecs call them when lp::avx2_enabled().
-#define ZCOLL_LP_AVX2_FN __attribute__((target("avx2"))) inline
-#endif
-
-namespace zcoll::codec::lp {
+namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lp {
 
 // Callers may pass buffers at any byte offset: element access through memcpy.
 template <class T>
@@ -160,17 +154,7 @@ struct Lanes {
   }
 };
 
-// Whether the codecs take their AVX2 paths: the CPU has AVX2 and ZCOLL_ISA does not ask
-// for the generic kernels (the same choice as fzl's, so one switch compares both).
-inline bool avx2_enabled() {
-#if defined(ZCOLL_LP_AVX2)
-  return std::strcmp(fzl::select_kernels().name, "avx2") == 0;
-#else
-  return false;
-#endif
-}
-
-#if defined(ZCOLL_LP_AVX2)
+#if defined(__AVX2__)
 // The four lanes of a chunk stepped together, lane l in element l of each register. Every
 // operation is the IEEE double operation of History and Choice above, in the same order
 // (no contraction), so the AVX2 and scalar encoders make the same decisions and write the
@@ -181,12 +165,12 @@ struct History4 {
   __m256d h0, h1, h2, h3;
 };
 
-ZCOLL_LP_AVX2_FN History4 gather(const History h[4]) {
+inline History4 gather(const History h[4]) {
   return {_mm256_setr_pd(h[0].h0, h[1].h0, h[2].h0, h[3].h0), _mm256_setr_pd(h[0].h1, h[1].h1, h[2].h1, h[3].h1),
           _mm256_setr_pd(h[0].h2, h[1].h2, h[2].h2, h[3].h2), _mm256_setr_pd(h[0].h3, h[1].h3, h[2].h3, h[3].h3)};
 }
 
-ZCOLL_LP_AVX2_FN void scatter(const History4& v, History h[4]) {
+inline void scatter(const History4& v, History h[4]) {
   alignas(32) double a[4][4];
   _mm256_store_pd(a[0], v.h0);
   _mm256_store_pd(a[1], v.h1);
@@ -195,7 +179,7 @@ ZCOLL_LP_AVX2_FN void scatter(const History4& v, History h[4]) {
   for (int l = 0; l < 4; ++l) h[l] = History{a[0][l], a[1][l], a[2][l], a[3][l]};
 }
 
-ZCOLL_LP_AVX2_FN void predict(const History4& v, __m256d p[4]) {
+inline void predict(const History4& v, __m256d p[4]) {
   const __m256d two = _mm256_set1_pd(2), three = _mm256_set1_pd(3), four = _mm256_set1_pd(4),
                 six = _mm256_set1_pd(6);
   p[0] = v.h0;
@@ -206,10 +190,10 @@ ZCOLL_LP_AVX2_FN void predict(const History4& v, __m256d p[4]) {
       v.h3);
 }
 
-ZCOLL_LP_AVX2_FN __m256d abs_pd(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+inline __m256d abs_pd(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
 
 // y holds values of T (as doubles); the lanes where y is not finite keep their history.
-ZCOLL_LP_AVX2_FN void push(History4& v, __m256d y) {
+inline void push(History4& v, __m256d y) {
   const __m256d fin = _mm256_cmp_pd(abs_pd(y), _mm256_set1_pd(HUGE_VAL), _CMP_LT_OQ);
   v.h3 = _mm256_blendv_pd(v.h3, v.h2, fin);
   v.h2 = _mm256_blendv_pd(v.h2, v.h1, fin);
@@ -219,13 +203,13 @@ ZCOLL_LP_AVX2_FN void push(History4& v, __m256d y) {
 
 // T(v) as a double: static_cast<T> rounds to nearest, as cvtpd_ps does.
 template <class T>
-ZCOLL_LP_AVX2_FN __m256d round_to(__m256d v) {
+inline __m256d round_to(__m256d v) {
   if constexpr (sizeof(T) == 4) return _mm256_cvtps_pd(_mm256_cvtpd_ps(v));
   else return v;
 }
 
 template <class T>
-ZCOLL_LP_AVX2_FN __m256d load4(const T* x, const size_t i[4]) {
+inline __m256d load4(const T* x, const size_t i[4]) {
   if constexpr (sizeof(T) == 4)
     return _mm256_cvtps_pd(_mm_setr_ps(load<float>(x + i[0]), load<float>(x + i[1]), load<float>(x + i[2]),
                                        load<float>(x + i[3])));
@@ -245,13 +229,13 @@ struct Candidate {
 };
 
 // allowed: all ones where cand may be chosen.
-ZCOLL_LP_AVX2_FN Candidate candidate(__m256d x, __m256d cand, __m256i code, __m256d eb, __m256d allowed) {
+inline Candidate candidate(__m256d x, __m256d cand, __m256i code, __m256d eb, __m256d allowed) {
   const __m256d e = abs_pd(_mm256_sub_pd(x, cand));
   const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(e, eb, _CMP_LE_OQ), allowed);
   return {_mm256_blendv_pd(_mm256_set1_pd(HUGE_VAL), e, ok), cand, code};
 }
 
-ZCOLL_LP_AVX2_FN Candidate better(const Candidate& a, const Candidate& b) {
+inline Candidate better(const Candidate& a, const Candidate& b) {
   const __m256d take_b = _mm256_cmp_pd(b.e, a.e, _CMP_LT_OQ);
   return {_mm256_blendv_pd(a.e, b.e, take_b), _mm256_blendv_pd(a.y, b.y, take_b),
           _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(a.code), _mm256_castsi256_pd(b.code), take_b))};
@@ -259,7 +243,7 @@ ZCOLL_LP_AVX2_FN Candidate better(const Candidate& a, const Candidate& b) {
 
 // The four predictions as candidates 0..3 (codes 0..3).
 template <class T>
-ZCOLL_LP_AVX2_FN void prediction_candidates(__m256d x, const __m256d p[4], __m256d eb, Candidate c[4]) {
+inline void prediction_candidates(__m256d x, const __m256d p[4], __m256d eb, Candidate c[4]) {
   const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
   for (int k = 0; k < 4; ++k) c[k] = candidate(x, round_to<T>(p[k]), _mm256_set1_epi64x(k), eb, all);
 }
@@ -271,7 +255,7 @@ struct Choice4 {
 };
 
 // The best of c[0..n), n = 4 or 5.
-ZCOLL_LP_AVX2_FN Choice4 choose(const Candidate* c, int n) {
+inline Choice4 choose(const Candidate* c, int n) {
   Candidate b = better(better(c[0], c[1]), better(c[2], c[3]));
   if (n == 5) b = better(b, c[4]);
   const __m256d hit = _mm256_cmp_pd(b.e, _mm256_set1_pd(HUGE_VAL), _CMP_LT_OQ);
@@ -286,7 +270,7 @@ ZCOLL_LP_AVX2_FN Choice4 choose(const Candidate* c, int n) {
 // predictions as candidates c[0..3] (c has room for a fifth); y, the reconstructions,
 // feeds the lanes' histories. Returns the steps done; h holds the histories after them.
 template <class T, class Step>
-ZCOLL_LP_AVX2_FN size_t encode_steps(const T* x, const Lanes& lanes, double eb, History h[4], Step&& step) {
+inline size_t encode_steps(const T* x, const Lanes& lanes, double eb, History h[4], Step&& step) {
   const __m256d ebv = _mm256_set1_pd(eb);
   History4 hv = gather(h);
   const size_t steps = lanes.full_steps();
@@ -303,11 +287,11 @@ ZCOLL_LP_AVX2_FN size_t encode_steps(const T* x, const Lanes& lanes, double eb, 
   return steps;
 }
 
-ZCOLL_LP_AVX2_FN __m256d within(__m256d x, __m256d y, __m256d eb) {
+inline __m256d within(__m256d x, __m256d y, __m256d eb) {
   return _mm256_cmp_pd(abs_pd(_mm256_sub_pd(x, y)), eb, _CMP_LE_OQ);
 }
 
 }  // namespace avx2
 #endif
 
-}  // namespace zcoll::codec::lp
+}  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lp
