@@ -209,14 +209,16 @@ size_t Transport::received(const MPI_Status& st, const uint8_t* buf) {
   return static_cast<size_t>(count);
 }
 
-size_t Transport::wait_recv(Requests& reqs, size_t j) {
+size_t Transport::wait_recv(Requests& reqs, size_t j) { return wait_one(reqs.req[j], reqs.buf[j]); }
+
+size_t Transport::wait_one(MPI_Request& r, const uint8_t* buf) {
   MPI_Status st;
-  if (reqs.req[j] == MPI_REQUEST_NULL) return 0;  // its post failed (recorded)
-  if (MPI_Wait(&reqs.req[j], &st) != MPI_SUCCESS) {
+  if (r == MPI_REQUEST_NULL) return 0;  // its post failed (recorded)
+  if (MPI_Wait(&r, &st) != MPI_SUCCESS) {
     fail(ZCOLL_ERR_MPI);
     return 0;
   }
-  return received(st, reqs.buf[j]);
+  return received(st, buf);
 }
 
 bool Transport::test_recv(Requests& reqs, size_t j, size_t* len) {
@@ -247,10 +249,7 @@ void Transport::poll(Requests& sends) {
 
 void Transport::ready(size_t i) {
   if (pending_[i] != MPI_REQUEST_NULL) {  // completed even after an error: no receive is left posted
-    Requests one;
-    one.req.push_back(pending_[i]);
-    one.buf.push_back(stored_slot(i));
-    stored_len[i] = wait_recv(one, 0);
+    stored_len[i] = wait_one(pending_[i], stored_slot(i));
     pending_[i] = MPI_REQUEST_NULL;
     if (cprp2p && !err) {  // the baseline decompresses every piece on arrival
       void* to = piece_dst(i);
@@ -282,9 +281,11 @@ void Transport::exchange(const std::vector<Transfer>& recvs, const std::vector<T
   for (const Transfer& t : recvs)
     for (int b : t.blocks)
       for (size_t i = first_piece[b]; i < first_piece[b + 1]; ++i) {
-        Requests one;
-        irecv(stored_slot(i), piece_cap(i), t.peer, one);
-        pending_[i] = one.req[0];
+        if (MPI_Irecv(stored_slot(i), static_cast<int>(piece_cap(i)), MPI_BYTE, t.peer, kTag, c.comm, &pending_[i]) !=
+            MPI_SUCCESS) {
+          pending_[i] = MPI_REQUEST_NULL;
+          fail(ZCOLL_ERR_MPI);
+        }
         stored_len[i] = 0;
       }
   // Each piece goes to every peer that wants it as soon as it is ready, before this

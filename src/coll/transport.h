@@ -175,6 +175,7 @@ struct Transport {
 
  private:
   size_t received(const MPI_Status& st, const uint8_t* buf);
+  size_t wait_one(MPI_Request& r, const uint8_t* buf);  // wait_recv of one request
   // Makes stored piece i available: waits for its receive, or compresses this rank's
   // own values (the first time).
   void ready(size_t i);
