@@ -1,0 +1,377 @@
+// Bookkeeping of the drop-in layer: configuration and agreement at MPI_Init, which
+// communicators opted in (and their zcoll communicators), MPI_Info hints, and the report
+// at MPI_Finalize. The wrappers of the collectives are in collectives.cc.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pmpi/layer.h"
+#include "pmpi/settings.h"
+
+namespace zcoll_pmpi {
+
+HotState g_hot;
+thread_local bool t_inside_zcoll = false;
+
+namespace {
+
+#if defined(OPEN_MPI)
+constexpr const char* kBuiltFor = "Open MPI";
+#elif defined(MPICH_VERSION)
+constexpr const char* kBuiltFor = "MPICH";
+#else
+constexpr const char* kBuiltFor = "";
+#endif
+
+struct Opted {
+  zcoll_comm zc = nullptr;
+  uint64_t seq = 0;  // creation order: MPI_Finalize frees in it, the same on every rank
+  zcoll_config cfg{};
+};
+
+struct Layer {
+  Settings settings;
+  bool usable = false;  // the configuration was valid and agreed: hints and opt-ins work
+  std::mutex mu;
+  std::unordered_map<MPI_Comm, Opted> opted;
+  uint64_t next_seq = 0;
+  MPI_Datatype aliases[4][2] = {};  // {Fortran type, C float type of the same size}
+};
+Layer& layer() {
+  static Layer* l = new Layer;  // never destroyed: wrappers may run during exit
+  return *l;
+}
+
+int world_rank() {
+  int r = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// The layer's one kind of message: on rank 0 of comm, to stderr.
+void say(MPI_Comm comm, const std::string& msg) {
+  int r = 0;
+  PMPI_Comm_rank(comm, &r);
+  if (r == 0) std::fprintf(stderr, "zcoll-mpi: %s\n", msg.c_str());
+}
+
+void refresh_hot() {
+  Layer& l = layer();
+  g_hot.any_opted_in = !l.opted.empty() || (l.usable && !l.settings.report.empty());
+}
+
+// Creates comm's zcoll communicator (collective over comm). Intercommunicators stay plain.
+void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
+  int inter = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  zcoll_comm zc = nullptr;
+  t_inside_zcoll = true;
+  const int rc = zcoll_comm_create(comm, &cfg, &zc);
+  t_inside_zcoll = false;
+  if (rc != ZCOLL_SUCCESS) {
+    say(comm, std::string("cannot compress on a communicator (it stays plain MPI): ") + zcoll_strerror(rc) + " " +
+                  zcoll_error_detail());
+    return;
+  }
+  Layer& l = layer();
+  std::lock_guard<std::mutex> lock(l.mu);
+  l.opted[comm] = Opted{zc, l.next_seq++, cfg};
+  refresh_hot();
+}
+
+void opt_out(MPI_Comm comm) {
+  Layer& l = layer();
+  zcoll_comm zc = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(l.mu);
+    auto it = l.opted.find(comm);
+    if (it == l.opted.end()) return;
+    zc = it->second.zc;
+    l.opted.erase(it);
+    refresh_hot();
+  }
+  t_inside_zcoll = true;
+  zcoll_comm_free(&zc);
+  t_inside_zcoll = false;
+}
+
+// The configuration a communicator derived from `parent` opts in with, or false.
+bool inherited_config(MPI_Comm parent, bool is_dup, zcoll_config* cfg) {
+  Layer& l = layer();
+  if (!l.usable) return false;
+  {
+    std::lock_guard<std::mutex> lock(l.mu);
+    auto it = l.opted.find(parent);
+    // MPI_Comm_dup copies the parent's hints, and so its opt-in and its bound.
+    if (is_dup && it != l.opted.end()) {
+      *cfg = it->second.cfg;
+      return true;
+    }
+  }
+  *cfg = l.settings.cfg;
+  return l.settings.compress && l.settings.comms == CommScope::kAll;
+}
+
+// --------------------------------------------------------------------------- report
+
+struct Counters {
+  double calls = 0, compressed = 0, bytes = 0, sent_raw = 0, sent_wire = 0, seconds = 0, max_eb = 0;
+};
+std::mutex g_count_mu;
+Counters g_counts[kNumFns];
+
+const char* const kFnNames[kNumFns] = {"Allreduce", "Reduce", "Reduce_scatter", "Reduce_scatter_block",
+                                       "Allgather", "Allgatherv", "Bcast", "Scatter", "Gather", "Alltoall"};
+
+void print_report(const std::string& where) {
+  constexpr int kSum = 6;
+  double local[kNumFns][kSum], sum[kNumFns][kSum] = {}, local_max[kNumFns][2], max[kNumFns][2] = {};
+  {
+    std::lock_guard<std::mutex> lock(g_count_mu);
+    for (int f = 0; f < kNumFns; ++f) {
+      const Counters& c = g_counts[f];
+      const double v[kSum] = {c.calls, c.compressed, c.bytes, c.sent_raw, c.sent_wire, c.seconds};
+      std::copy(v, v + kSum, local[f]);
+      local_max[f][0] = c.seconds;
+      local_max[f][1] = c.max_eb;
+    }
+  }
+  PMPI_Reduce(local, sum, kNumFns * kSum, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(local_max, max, kNumFns * 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  FILE* out = where == "stdout" ? stdout : std::fopen(where.c_str(), "w");
+  if (!out) {
+    std::fprintf(stderr, "zcoll-mpi: cannot write the report to %s\n", where.c_str());
+    return;
+  }
+  int ranks = 1;
+  PMPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const Settings& s = layer().settings;
+  std::fprintf(out, "zcoll-mpi report: %d ranks; eb %s %g; min_bytes %zu; codec %s\n", ranks,
+               s.cfg.codec.eb_mode == ZCOLL_EB_REL ? "REL" : "ABS", s.compress ? s.cfg.codec.eb : 0.0,
+               s.cfg.min_bytes, zcoll_codec_name(s.cfg.codec.codec));
+  std::fprintf(out, "%-21s %10s %10s %12s %12s %12s %7s %10s %10s %11s\n", "op", "calls", "compressed", "MiB",
+               "sent_MiB", "wire_MiB", "ratio", "time_s", "max_time_s", "max_eb_abs");
+  const double mib = 1.0 / (1 << 20);
+  for (int f = 0; f < kNumFns; ++f) {
+    const double* v = sum[f];
+    if (v[0] == 0) continue;
+    std::fprintf(out, "%-21s %10.0f %10.0f %12.2f %12.2f %12.2f %7.2f %10.4f %10.4f %11.4g\n", kFnNames[f], v[0],
+                 v[1], v[2] * mib, v[3] * mib, v[4] * mib, v[4] > 0 ? v[3] / v[4] : 1.0, v[5], max[f][0],
+                 max[f][1]);
+  }
+  std::fprintf(out,
+               "calls, MiB (message bytes per rank) and time_s: summed over ranks; max_time_s: the slowest rank.\n"
+               "sent/wire MiB: what the compressed calls sent, before and after compression (zcoll_last_stats).\n"
+               "Predicted plain-MPI time: not reported; zcoll has no cost model yet.\n");
+  if (out != stdout) std::fclose(out);
+}
+
+// ------------------------------------------------------------------------ start, stop
+
+void start() {
+  Layer& l = layer();
+  const std::string problem = read_settings(&l.settings);
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  PMPI_Get_library_version(version, &len);
+  std::string refusal;
+  if (!*kBuiltFor || !std::strstr(version, kBuiltFor))
+    refusal = std::string("this layer was built for ") + (*kBuiltFor ? kBuiltFor : "an unknown MPI") +
+              " but the program runs " + std::string(version, std::strcspn(version, "\n")) +
+              "; it stays off. Use the libzcoll_mpi.so of a zcoll built with this MPI";
+  // Every rank must take the same decision, whatever its environment says: agree on a
+  // digest of the settings and on whether any rank found a problem.
+  const uint64_t digest = settings_digest(l.settings);
+  long long mine[3] = {!problem.empty() || !refusal.empty(), static_cast<long long>(digest >> 1),
+                       -static_cast<long long>(digest >> 1)}, all[3];
+  PMPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (!refusal.empty()) return say(MPI_COMM_WORLD, refusal);
+  if (!problem.empty()) return say(MPI_COMM_WORLD, problem + "; the layer stays off, the program runs unchanged");
+  if (all[0]) return say(MPI_COMM_WORLD, "a rank's configuration is malformed; the layer stays off");
+  if (all[1] != -all[2])
+    return say(MPI_COMM_WORLD, "the ZCOLL_ settings differ across ranks; the layer stays off");
+  const MPI_Datatype fortran[4][2] = {{MPI_REAL, MPI_FLOAT}, {MPI_REAL4, MPI_FLOAT},
+                                      {MPI_DOUBLE_PRECISION, MPI_DOUBLE}, {MPI_REAL8, MPI_DOUBLE}};
+  for (int i = 0; i < 4; ++i) {
+    int fsize = 0, csize = 0;
+    const bool same = fortran[i][0] != MPI_DATATYPE_NULL && PMPI_Type_size(fortran[i][0], &fsize) == MPI_SUCCESS &&
+                      PMPI_Type_size(fortran[i][1], &csize) == MPI_SUCCESS && fsize == csize;
+    l.aliases[i][0] = same ? fortran[i][0] : MPI_DATATYPE_NULL;
+    l.aliases[i][1] = fortran[i][1];
+  }
+  l.usable = true;
+  g_hot.ops = l.settings.ops;
+  g_hot.min_bytes = l.settings.cfg.min_bytes;
+  g_hot.report = !l.settings.report.empty();
+  if (l.settings.compress && l.settings.comms != CommScope::kHinted) opt_in(MPI_COMM_WORLD, l.settings.cfg);
+  refresh_hot();
+}
+
+void stop() {
+  Layer& l = layer();
+  if (l.usable && !l.settings.report.empty()) print_report(l.settings.report);
+  std::vector<std::pair<uint64_t, MPI_Comm>> order;
+  {
+    std::lock_guard<std::mutex> lock(l.mu);
+    for (const auto& [comm, o] : l.opted) order.emplace_back(o.seq, comm);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& entry : order) opt_out(entry.second);
+  g_hot = HotState{};
+  l.usable = false;
+}
+
+// MPI_Comm_set_info: zcoll_enable (true/false), zcoll_eb, zcoll_eb_mode. Returns "" or
+// what is malformed.
+std::string apply_hints(MPI_Comm comm, MPI_Info info) {
+  Layer& l = layer();
+  auto get = [&](const char* key, std::string* v) {
+    char buf[MPI_MAX_INFO_VAL + 1] = {};
+    int found = 0;
+    PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, buf, &found);
+    *v = buf;
+    return found != 0;
+  };
+  std::string enable, eb, mode;
+  const bool has_enable = get("zcoll_enable", &enable), has_eb = get("zcoll_eb", &eb),
+             has_mode = get("zcoll_eb_mode", &mode);
+  if (!has_enable && !has_eb && !has_mode) return "";
+  zcoll_config cfg = l.settings.cfg;
+  {
+    std::lock_guard<std::mutex> lock(l.mu);
+    if (auto it = l.opted.find(comm); it != l.opted.end()) cfg = it->second.cfg;
+  }
+  bool on = true;
+  if (has_enable) {
+    if (enable == "true" || enable == "1") on = true;
+    else if (enable == "false" || enable == "0") on = false;
+    else return "zcoll_enable=" + enable + ": expected true or false";
+  }
+  if (has_eb && !parse_eb(eb, &cfg.codec.eb)) return "zcoll_eb=" + eb + ": expected a positive number";
+  if (has_mode && !parse_eb_mode(mode, &cfg.codec.eb_mode)) return "zcoll_eb_mode=" + mode + ": expected abs or rel";
+  if (on && !has_eb && !l.settings.compress && find_opted(comm) == nullptr)
+    return "zcoll_enable=true needs zcoll_eb (or ZCOLL_EB in the environment)";
+  opt_out(comm);
+  if (on) opt_in(comm, cfg);
+  return "";
+}
+
+}  // namespace
+
+zcoll_comm find_opted(MPI_Comm comm) {
+  Layer& l = layer();
+  std::lock_guard<std::mutex> lock(l.mu);
+  auto it = l.opted.find(comm);
+  return it == l.opted.end() ? nullptr : it->second.zc;
+}
+
+MPI_Datatype float_alias(MPI_Datatype t) {
+  for (const auto& a : layer().aliases)
+    if (t == a[0] && t != MPI_DATATYPE_NULL) return a[1];
+  return t;
+}
+
+int collective_of(Fn fn) {
+  static const int of[kNumFns] = {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE,    ZCOLL_COLL_REDUCE_SCATTER,
+                                  ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_ALLGATHER,
+                                  ZCOLL_COLL_BCAST,     ZCOLL_COLL_SCATTER,   ZCOLL_COLL_GATHER,
+                                  ZCOLL_COLL_ALLTOALL};
+  return of[fn];
+}
+
+double now_if_reporting() { return g_hot.report ? PMPI_Wtime() : 0.0; }
+
+void record_call(Fn fn, size_t bytes, double seconds, const zcoll_stats* st) {
+  if (!g_hot.report) return;
+  std::lock_guard<std::mutex> lock(g_count_mu);
+  Counters& c = g_counts[fn];
+  c.calls += 1;
+  c.bytes += static_cast<double>(bytes);
+  c.seconds += seconds;
+  if (st) {
+    c.compressed += 1;
+    c.sent_raw += static_cast<double>(st->raw_bytes);
+    c.sent_wire += static_cast<double>(st->wire_bytes);
+    c.max_eb = std::max(c.max_eb, st->eb_abs);
+  }
+}
+
+int mpi_error_of(int zcoll_rc) {
+  switch (zcoll_rc) {
+    case ZCOLL_ERR_ARG: return MPI_ERR_ARG;
+    case ZCOLL_ERR_DTYPE: return MPI_ERR_TYPE;
+    case ZCOLL_ERR_NO_MEMORY: return MPI_ERR_NO_MEM;
+    case ZCOLL_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+    default: return MPI_ERR_OTHER;
+  }
+}
+
+}  // namespace zcoll_pmpi
+
+using namespace zcoll_pmpi;
+
+// The MPI_* definitions are the library's interface: exported whatever the preset.
+#pragma GCC visibility push(default)
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) start();
+  return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) start();
+  return rc;
+}
+
+int MPI_Finalize(void) {
+  stop();
+  return PMPI_Finalize();
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  const int rc = PMPI_Comm_dup(comm, newcomm);
+  zcoll_config cfg;
+  if (rc == MPI_SUCCESS && !t_inside_zcoll && inherited_config(comm, true, &cfg)) opt_in(*newcomm, cfg);
+  return rc;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  const int rc = PMPI_Comm_split(comm, color, key, newcomm);
+  zcoll_config cfg;
+  if (rc == MPI_SUCCESS && !t_inside_zcoll && inherited_config(comm, false, &cfg)) opt_in(*newcomm, cfg);
+  return rc;
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  const int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+  zcoll_config cfg;
+  if (rc == MPI_SUCCESS && !t_inside_zcoll && inherited_config(comm, false, &cfg)) opt_in(*newcomm, cfg);
+  return rc;
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  if (comm && !t_inside_zcoll) opt_out(*comm);
+  return PMPI_Comm_free(comm);
+}
+
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  const int rc = PMPI_Comm_set_info(comm, info);
+  if (rc != MPI_SUCCESS || t_inside_zcoll || !layer().usable || !layer().settings.configured) return rc;
+  const std::string problem = apply_hints(comm, info);
+  if (!problem.empty()) say(comm, "MPI_Comm_set_info: " + problem + "; the communicator is unchanged");
+  return rc;
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

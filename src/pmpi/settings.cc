@@ -1,0 +1,186 @@
+#include "pmpi/settings.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+namespace zcoll_pmpi {
+namespace {
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+bool parse_size(const std::string& v, size_t* out) {
+  if (v.empty() || v[0] == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+  if (errno || end == v.c_str()) return false;
+  unsigned long long scale = 1;
+  const std::string unit = lower(end);
+  if (unit == "k" || unit == "kib") scale = 1ull << 10;
+  else if (unit == "m" || unit == "mib") scale = 1ull << 20;
+  else if (unit == "g" || unit == "gib") scale = 1ull << 30;
+  else if (!unit.empty()) return false;
+  *out = static_cast<size_t>(x * scale);
+  return true;
+}
+
+bool parse_int(const std::string& v, int lo, int hi, int* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (errno || v.empty() || *end || x < lo || x > hi) return false;
+  *out = static_cast<int>(x);
+  return true;
+}
+
+// One key's value into s; "" or what is wrong with it. The keys are the environment
+// variables' names without ZCOLL_, lower case.
+std::string apply(const std::string& key, const std::string& value, Settings* s) {
+  const std::string v = trim(value);
+  const std::string var = "ZCOLL_" + [&] {
+    std::string k = key;
+    for (char& ch : k) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return k;
+  }();
+  auto bad = [&](const char* expected) { return var + "=" + v + ": expected " + expected; };
+  if (key == "eb") {
+    if (!parse_eb(v, &s->cfg.codec.eb)) return bad("a positive number such as 1e-4");
+    s->compress = true;
+  } else if (key == "eb_mode") {
+    if (!parse_eb_mode(v, &s->cfg.codec.eb_mode)) return bad("abs or rel");
+  } else if (key == "ops") {
+    unsigned ops = 0;
+    size_t at = 0;
+    while (at <= v.size()) {
+      const size_t comma = std::min(v.find(',', at), v.size());
+      const std::string name = lower(trim(v.substr(at, comma - at)));
+      if (name == "all") ops |= (1u << ZCOLL_NUM_COLLECTIVES) - 1;
+      else if (name == "allgatherv") ops |= 1u << ZCOLL_COLL_ALLGATHER;
+      else if (name == "reduce_scatter_block") ops |= 1u << ZCOLL_COLL_REDUCE_SCATTER;
+      else if (collective_from_name(name) >= 0) ops |= 1u << collective_from_name(name);
+      else return bad("a comma-separated list of allreduce, reduce, reduce_scatter, allgather, bcast, scatter, "
+                      "gather, alltoall (or all)");
+      at = comma + 1;
+    }
+    s->ops = ops;
+  } else if (key == "min_bytes") {
+    if (!parse_size(v, &s->cfg.min_bytes)) return bad("a byte count such as 65536, 64k or 1m");
+  } else if (key == "codec") {
+    if (zcoll_codec_from_name(v.c_str(), &s->cfg.codec.codec) != ZCOLL_SUCCESS) return bad("a codec name such as fzl");
+  } else if (key == "threads") {
+    if (!parse_int(v, 0, 4096, &s->cfg.codec.threads)) return bad("a thread count (0 = OpenMP's default)");
+  } else if (key == "comms") {
+    const std::string c = lower(v);
+    if (c == "world") s->comms = CommScope::kWorld;
+    else if (c == "all") s->comms = CommScope::kAll;
+    else if (c == "hinted") s->comms = CommScope::kHinted;
+    else return bad("world, all or hinted");
+  } else if (key == "report") {
+    const std::string r = lower(v);
+    s->report = r == "0" || r.empty() ? "" : r == "1" || r == "stdout" ? "stdout" : v;
+  } else {
+    return "unknown setting " + key;
+  }
+  s->configured = true;
+  return "";
+}
+
+const char* const kKeys[] = {"eb", "eb_mode", "ops", "min_bytes", "codec", "threads", "comms", "report"};
+
+std::string read_file(const std::string& path, std::map<std::string, std::string>* kv) {
+  std::ifstream in(path);
+  if (!in) return "ZCOLL_CONFIG=" + path + ": cannot open the file";
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::string t = trim(line.substr(0, line.find('#')));
+    if (t.empty()) continue;
+    const size_t eq = t.find('=');
+    std::string key = eq == std::string::npos ? "" : lower(trim(t.substr(0, eq)));
+    if (key.rfind("zcoll_", 0) == 0) key = key.substr(6);
+    bool known = false;
+    for (const char* k : kKeys) known = known || key == k;
+    if (!known)
+      return path + ":" + std::to_string(n) + ": expected KEY = VALUE with KEY one of eb, eb_mode, ops, "
+                                               "min_bytes, codec, threads, comms, report";
+    (*kv)[key] = t.substr(eq + 1);
+  }
+  return "";
+}
+
+}  // namespace
+
+bool parse_eb_mode(const std::string& v, int* mode) {
+  const std::string m = lower(trim(v));
+  if (m == "abs") *mode = ZCOLL_EB_ABS;
+  else if (m == "rel") *mode = ZCOLL_EB_REL;
+  else return false;
+  return true;
+}
+
+bool parse_eb(const std::string& v, double* eb) {
+  const std::string t = trim(v);
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(t.c_str(), &end);
+  if (errno || t.empty() || *end || !std::isfinite(x) || !(x > 0)) return false;
+  *eb = x;
+  return true;
+}
+
+int collective_from_name(const std::string& name) {
+  for (int c = 0; c < ZCOLL_NUM_COLLECTIVES; ++c)
+    if (name == zcoll_collective_name(c)) return c;
+  return -1;
+}
+
+std::string read_settings(Settings* s) {
+  *s = Settings{};
+  zcoll_config_init(&s->cfg);
+  s->cfg.codec.eb_mode = ZCOLL_EB_REL;  // an absolute bound needs the data's scale; REL does not
+  s->ops = (1u << ZCOLL_NUM_COLLECTIVES) - 1;
+  std::map<std::string, std::string> kv;
+  if (const char* path = std::getenv("ZCOLL_CONFIG"); path && *path) {
+    const std::string err = read_file(path, &kv);
+    if (!err.empty()) return err;
+    s->configured = true;
+  }
+  for (const char* k : kKeys) {
+    std::string var = std::string("ZCOLL_") + k;
+    for (char& ch : var) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (const char* env = std::getenv(var.c_str())) kv[k] = env;
+  }
+  for (const auto& [key, value] : kv) {
+    const std::string err = apply(key, value, s);
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+uint64_t settings_digest(const Settings& s) {
+  // FNV-1a over the fields; the agreement only needs equal inputs to give equal digests.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+  };
+  const int flags[] = {s.compress, s.cfg.codec.codec, s.cfg.codec.eb_mode, static_cast<int>(s.ops),
+                       static_cast<int>(s.comms), !s.report.empty()};
+  mix(flags, sizeof flags);
+  mix(&s.cfg.codec.eb, sizeof s.cfg.codec.eb);
+  mix(&s.cfg.min_bytes, sizeof s.cfg.min_bytes);
+  return h;
+}
+
+}  // namespace zcoll_pmpi
