@@ -1,0 +1,72 @@
+! A plain Fortran MPI program for the drop-in layer's tests: MPI_ALLREDUCE (SUM) of REAL*8
+! arrays, out of place and with MPI_IN_PLACE, MPI_REDUCE to the last rank and MPI_BCAST.
+! Every element must be within the allowance: k x eb (argument 1, the layer's ABS bound;
+! k = ranks for a sum, 1 for bcast) plus the rounding of the sum. Prints the number of
+! elements that differ from the exact result and the worst error over its allowance;
+! exits with status 1 if that is above 1.
+program fortran_allreduce
+  use mpi
+  implicit none
+  integer, parameter :: n = 20000
+  real(8) :: x(n), y(n), want(n), mag(n), eb, worst
+  integer :: ierr, rank, nranks, i, q, differ
+  character(len=32) :: arg
+
+  call MPI_INIT(ierr)
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, nranks, ierr)
+  eb = 0
+  if (command_argument_count() > 0) then
+    call get_command_argument(1, arg)
+    read (arg, *) eb
+  end if
+  worst = 0
+  differ = 0
+  want = 0
+  mag = 0
+  do q = 0, nranks - 1
+    do i = 1, n
+      want(i) = want(i) + val(q, i)
+      mag(i) = mag(i) + abs(val(q, i))
+    end do
+  end do
+  do i = 1, n
+    x(i) = val(rank, i)
+  end do
+
+  call MPI_ALLREDUCE(x, y, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(y, dble(nranks))
+  y = x
+  call MPI_ALLREDUCE(MPI_IN_PLACE, y, n, MPI_REAL8, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(y, dble(nranks))
+  y = 0
+  call MPI_REDUCE(x, y, n, MPI_DOUBLE_PRECISION, MPI_SUM, nranks - 1, MPI_COMM_WORLD, ierr)
+  if (rank == nranks - 1) call check(y, dble(nranks))
+  if (rank == 0) y = want
+  call MPI_BCAST(y, n, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
+  call check(y, 1d0)
+
+  print '(a,i0,a,i0,a,f8.4)', 'fortran rank ', rank, ' differ ', differ, ' worst ', worst
+  call MPI_FINALIZE(ierr)
+  if (worst > 1) stop 1
+
+contains
+
+  real(8) function val(r, i)
+    integer, intent(in) :: r, i
+    val = 100d0 * sin(0.001d0 * i + r) + 0.5d0 * r
+  end function val
+
+  subroutine check(got, k)
+    real(8), intent(in) :: got(n), k
+    real(8) :: e, allow
+    integer :: j
+    do j = 1, n
+      e = abs(got(j) - want(j))
+      if (e == 0) cycle
+      differ = differ + 1
+      allow = k * eb + nranks * epsilon(1d0) * mag(j)
+      worst = max(worst, e / allow)
+    end do
+  end subroutine check
+end program fortran_allreduce
