@@ -1,4 +1,5 @@
-// Bookkeeping of the drop-in layer: configuration and agreement at MPI_Init, which
+// Bookkeeping of the drop-in layer: configuration and agreement at MPI_Init (the check
+// for the other MPI's programs runs earlier, before main: other_mpi.cc), which
 // communicators opted in (and their zcoll communicators), MPI_Info hints, and the report
 // at MPI_Finalize. The wrappers of the collectives are in collectives.cc.
 #include <mpi.h>
@@ -22,13 +23,6 @@ thread_local bool t_inside_zcoll = false;
 
 namespace {
 
-#if defined(OPEN_MPI)
-constexpr const char* kBuiltFor = "Open MPI";
-#elif defined(MPICH_VERSION)
-constexpr const char* kBuiltFor = "MPICH";
-#else
-constexpr const char* kBuiltFor = "";
-#endif
 
 struct Opted {
   zcoll_comm zc = nullptr;
@@ -179,21 +173,12 @@ void print_report(const std::string& where) {
 void start() {
   Layer& l = layer();
   const std::string problem = read_settings(&l.settings);
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  PMPI_Get_library_version(version, &len);
-  std::string refusal;
-  if (!*kBuiltFor || !std::strstr(version, kBuiltFor))
-    refusal = std::string("this layer was built for ") + (*kBuiltFor ? kBuiltFor : "an unknown MPI") +
-              " but the program runs " + std::string(version, std::strcspn(version, "\n")) +
-              "; it stays off. Use the libzcoll_mpi.so of a zcoll built with this MPI";
   // Every rank must take the same decision, whatever its environment says: agree on a
   // digest of the settings and on whether any rank found a problem.
   const uint64_t digest = settings_digest(l.settings);
-  long long mine[3] = {!problem.empty() || !refusal.empty(), static_cast<long long>(digest >> 1),
+  long long mine[3] = {!problem.empty(), static_cast<long long>(digest >> 1),
                        -static_cast<long long>(digest >> 1)}, all[3];
   PMPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  if (!refusal.empty()) return say(MPI_COMM_WORLD, refusal);
   if (!problem.empty()) return say(MPI_COMM_WORLD, problem + "; the layer stays off, the program runs unchanged");
   if (all[0]) return say(MPI_COMM_WORLD, "a rank's configuration is malformed; the layer stays off");
   if (all[1] != -all[2])

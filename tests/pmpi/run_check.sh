@@ -2,7 +2,7 @@
 # The drop-in layer's tests (ctest label pmpi): runs a plain MPI program without the layer
 # and under tools/zcoll-run in several configurations, and compares.
 #
-#   run_check.sh c|fortran LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
+#   run_check.sh c|fortran|other LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
 #
 # c:       pmpi_check (every intercepted call and argument variant). Its "exact" digests
 #          (integer, derived, user-op, MAXLOC, small, opted-out and erroneous calls) must
@@ -14,6 +14,9 @@
 #          must show every intercepted collective compressed.
 # fortran: fortran_allreduce, plain and compressed: within the bound, and the report shows
 #          MPI_ALLREDUCE, MPI_REDUCE and MPI_BCAST compressed.
+# other:   PROGRAM is the other MPI's mpicc and MPIEXEC its launcher: a program built with it,
+#          with the layer preloaded (LD_PRELOAD, past zcoll-run's check), must say once that
+#          the layer is built for another MPI and then run correctly without it.
 set -uo pipefail
 mode=$1 lib=$2 zrun=$3 prog=$4 np=$5 mpiexec=$6
 shift 6
@@ -88,6 +91,18 @@ case "$mode" in
     args=(1e-3)
     run compressed layer --eb 1e-3 --eb-mode abs --report="$tmp/compressed.report"
     compressed_rows "$tmp/compressed.report" Allreduce Reduce Bcast
+    ;;
+  other)
+    printf '#include <mpi.h>\n#include <stdio.h>\nint main(int c, char **v) { double x = 1, y = 0; int n;\n'\
+'  MPI_Init(&c, &v); MPI_Comm_size(MPI_COMM_WORLD, &n);\n'\
+'  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n'\
+'  if (y == n) printf("sum ok\\n"); MPI_Finalize(); return y != n; }\n' >"$tmp/other.c"
+    "$prog" -o "$tmp/other" "$tmp/other.c" || { echo "cannot build with $prog"; exit 1; }
+    prog=$tmp/other args=()
+    LD_PRELOAD=$lib ZCOLL_EB=1e-3 run preloaded plain
+    [ "$(grep -c "sum ok" "$tmp/preloaded.out")" -eq "$np" ] || fail "preloaded: the program did not run correctly"
+    [ "$(messages preloaded)" -eq 1 ] || fail "preloaded: expected one message from the layer"
+    grep -q "is built for" "$tmp/preloaded.err" || fail "preloaded: the message does not say which MPI"
     ;;
   *) echo "run_check.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
