@@ -60,6 +60,21 @@ bool all_nonnegative(const T* counts, int p) {
   return true;
 }
 
+// Allgather and alltoall have the same arguments, significant on every rank.
+using EveryRankMpi = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
+using EveryRankZcoll = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, zcoll_comm);
+
+int every_rank_sends(Fn fn, EveryRankMpi pmpi, EveryRankZcoll zcoll, const void* sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto plain = [&] { return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
+  if (!layer_wants(fn)) return plain();
+  const bool send_ok = sendbuf == MPI_IN_PLACE || (sendcount >= 0 && has_data(sendbuf, sendcount));
+  const size_t bytes = send_ok && has_data(recvbuf, recvcount) ? bytes_of(recvcount, recvtype) : kInvalid;
+  return dispatch(fn, comm, bytes, false, any_size, [&](zcoll_comm zc) {
+    return zcoll(sendbuf, sendcount, float_alias(sendtype), recvbuf, recvcount, float_alias(recvtype), zc);
+  }, plain);
+}
+
 }  // namespace
 
 // The MPI_* definitions are the library's interface: exported whatever the preset.
@@ -109,13 +124,8 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
-  auto plain = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  if (!layer_wants(kAllgather)) return plain();
-  const bool send_ok = sendbuf == MPI_IN_PLACE || (sendcount >= 0 && has_data(sendbuf, sendcount));
-  const size_t bytes = send_ok && has_data(recvbuf, recvcount) ? bytes_of(recvcount, recvtype) : kInvalid;
-  return dispatch(kAllgather, comm, bytes, false, any_size, [&](zcoll_comm zc) {
-    return zcoll_allgather(sendbuf, sendcount, float_alias(sendtype), recvbuf, recvcount, float_alias(recvtype), zc);
-  }, plain);
+  return every_rank_sends(kAllgather, PMPI_Allgather, zcoll_allgather, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcount, recvtype, comm);
 }
 
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -147,24 +157,34 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 namespace {
 
-// Scatter and gather: the root's side holds p blocks and counts at the root only; the other
-// side counts everywhere except at a root that passes MPI_IN_PLACE for it.
-struct Rooted {
-  const void* root_buf;
-  int root_count;
-  const void* other_buf;
-  int other_count;
-  int root;
-  MPI_Comm comm;
-  bool sane(int p) const {
+// Scatter and gather have the same arguments. The root's side holds p blocks and counts at
+// the root only; the other side counts everywhere except at a root that passes
+// MPI_IN_PLACE for it. root_sends: the root's side is the send side (scatter).
+using RootedMpi = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
+using RootedZcoll = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, zcoll_comm);
+
+int rooted(Fn fn, RootedMpi pmpi, RootedZcoll zcoll, bool root_sends, const void* sendbuf, int sendcount,
+           MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  auto plain = [&] { return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); };
+  if (!layer_wants(fn)) return plain();
+  const void* root_buf = root_sends ? sendbuf : recvbuf;
+  const void* other_buf = root_sends ? recvbuf : sendbuf;
+  const int root_count = root_sends ? sendcount : recvcount, other_count = root_sends ? recvcount : sendcount;
+  // The block of one rank, from the side that is significant everywhere.
+  const bool other_in_place = other_buf == MPI_IN_PLACE;
+  const size_t bytes = (root_sends != other_in_place) ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+  auto sane = [&](int p) {
     if (!in_range(root, p)) return false;
     int me = 0;
     PMPI_Comm_rank(comm, &me);
-    const bool in_place = me == root && other_buf == MPI_IN_PLACE;
+    const bool in_place = me == root && other_in_place;
     return (me != root || (root_count >= 0 && has_data(root_buf, root_count))) &&
            (in_place || (other_count >= 0 && has_data(other_buf, other_count)));
-  }
-};
+  };
+  return dispatch(fn, comm, bytes, false, sane, [&](zcoll_comm zc) {
+    return zcoll(sendbuf, sendcount, float_alias(sendtype), recvbuf, recvcount, float_alias(recvtype), root, zc);
+  }, plain);
+}
 
 }  // namespace
 
@@ -174,41 +194,20 @@ extern "C" {
 
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto plain = [&] {
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  };
-  if (!layer_wants(kScatter)) return plain();
-  const Rooted r{sendbuf, sendcount, recvbuf, recvcount, root, comm};
-  return dispatch(kScatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype),
-                  false, [&](int p) { return r.sane(p); }, [&](zcoll_comm zc) {
-                    return zcoll_scatter(sendbuf, sendcount, float_alias(sendtype), recvbuf, recvcount,
-                                         float_alias(recvtype), root, zc);
-                  }, plain);
+  return rooted(kScatter, PMPI_Scatter, zcoll_scatter, true, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                recvtype, root, comm);
 }
 
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto plain = [&] {
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  };
-  if (!layer_wants(kGather)) return plain();
-  const Rooted r{recvbuf, recvcount, sendbuf, sendcount, root, comm};
-  return dispatch(kGather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype),
-                  false, [&](int p) { return r.sane(p); }, [&](zcoll_comm zc) {
-                    return zcoll_gather(sendbuf, sendcount, float_alias(sendtype), recvbuf, recvcount,
-                                        float_alias(recvtype), root, zc);
-                  }, plain);
+  return rooted(kGather, PMPI_Gather, zcoll_gather, false, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                recvtype, root, comm);
 }
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
-  auto plain = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  if (!layer_wants(kAlltoall)) return plain();
-  const bool send_ok = sendbuf == MPI_IN_PLACE || (sendcount >= 0 && has_data(sendbuf, sendcount));
-  const size_t bytes = send_ok && has_data(recvbuf, recvcount) ? bytes_of(recvcount, recvtype) : kInvalid;
-  return dispatch(kAlltoall, comm, bytes, false, any_size, [&](zcoll_comm zc) {
-    return zcoll_alltoall(sendbuf, sendcount, float_alias(sendtype), recvbuf, recvcount, float_alias(recvtype), zc);
-  }, plain);
+  return every_rank_sends(kAlltoall, PMPI_Alltoall, zcoll_alltoall, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcount, recvtype, comm);
 }
 
 }  // extern "C"
