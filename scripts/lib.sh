@@ -10,7 +10,8 @@ zdie() { zlog "ERROR: $*"; exit 1; }
 znproc() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2; }
 
 # Debian packages, by purpose. libomp-dev: clang's OpenMP (the fuzz build uses clang).
-ZCOLL_APT_BUILD=(build-essential cmake pkg-config libmpich-dev mpich libopenmpi-dev openmpi-bin libgtest-dev)
+# gfortran: the drop-in layer's Fortran test (tests/pmpi).
+ZCOLL_APT_BUILD=(build-essential cmake pkg-config libmpich-dev mpich libopenmpi-dev openmpi-bin libgtest-dev gfortran)
 ZCOLL_APT_FUZZ=(clang libclang-rt-14-dev libomp-dev)
 ZCOLL_APT_PYTHON=(python3 python3-venv python3-pip)
 # The emulated network of bench/netem and the main job's demo: ip and tc.
