@@ -2,7 +2,7 @@
 # The drop-in layer's tests (ctest label pmpi): runs a plain MPI program without the layer
 # and under tools/zcoll-run in several configurations, and compares.
 #
-#   run_check.sh c|fortran|other LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
+#   run_check.sh c|fortran|other|static LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
 #
 # c:       pmpi_check (every intercepted call and argument variant). Its "exact" digests
 #          (integer, derived, user-op, MAXLOC, small, opted-out and erroneous calls) must
@@ -14,6 +14,9 @@
 #          must show every intercepted collective compressed.
 # fortran: fortran_allreduce, plain and compressed: within the bound, and the report shows
 #          MPI_ALLREDUCE, MPI_REDUCE and MPI_BCAST compressed.
+# static:  pmpi_check linked with libzcoll_mpi.a ahead of MPI (no preload), configured
+#          through the environment: compressed within the bound, all ten functions in the
+#          report, the exact parts equal to the preloaded runs'.
 # other:   PROGRAM is the other MPI's mpicc and MPIEXEC its launcher: a program built with it,
 #          with the layer preloaded (LD_PRELOAD, past zcoll-run's check), must say once that
 #          the layer is built for another MPI and then run correctly without it.
@@ -103,6 +106,16 @@ case "$mode" in
     [ "$(grep -c "sum ok" "$tmp/preloaded.out")" -eq "$np" ] || fail "preloaded: the program did not run correctly"
     [ "$(messages preloaded)" -eq 1 ] || fail "preloaded: expected one message from the layer"
     grep -q "is built for" "$tmp/preloaded.err" || fail "preloaded: the message does not say which MPI"
+    ;;
+  static)
+    args=()
+    run plain plain
+    args=(1e-3)
+    ZCOLL_EB=1e-3 ZCOLL_EB_MODE=abs ZCOLL_COMMS=all ZCOLL_MIN_BYTES=1k ZCOLL_REPORT="$tmp/static.report" \
+      run static plain
+    same static "exact|error"
+    compressed_rows "$tmp/static.report" Allreduce Reduce Reduce_scatter Reduce_scatter_block Allgather \
+      Allgatherv Bcast Scatter Gather Alltoall
     ;;
   *) echo "run_check.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
