@@ -58,7 +58,7 @@ void say(MPI_Comm comm, const std::string& msg) {
 
 void refresh_hot() {
   Layer& l = layer();
-  g_hot.any_opted_in = !l.opted.empty() || (l.usable && !l.settings.report.empty());
+  g_hot.any_opted_in.store(!l.opted.empty() || (l.usable && !l.settings.report.empty()), std::memory_order_relaxed);
 }
 
 // Creates comm's zcoll communicator (collective over comm). Intercommunicators stay plain.
@@ -210,8 +210,9 @@ void stop() {
   }
   std::sort(order.begin(), order.end());
   for (const auto& entry : order) opt_out(entry.second);
-  g_hot = HotState{};
   l.usable = false;
+  g_hot.report = false;
+  refresh_hot();
 }
 
 // MPI_Comm_set_info: zcoll_enable (true/false), zcoll_eb, zcoll_eb_mode. Returns "" or

@@ -5,6 +5,7 @@
 // zcoll_comm_create). While this thread is inside a zcoll call, every wrapper goes
 // straight to PMPI_*, so zcoll's own traffic is neither compressed again nor counted.
 #pragma once
+#include <atomic>
 #include <cstddef>
 
 #include "zcoll.h"
@@ -17,9 +18,11 @@ enum Fn {
   kBcast, kScatter, kGather, kAlltoall, kNumFns
 };
 
-// Read on every intercepted call: plain values written only at MPI_Init/Finalize.
+// Read on every intercepted call. any_opted_in changes when a communicator opts in or out,
+// which another thread may do meanwhile (MPI_THREAD_MULTIPLE); the others are written only
+// in MPI_Init and MPI_Finalize, when no other MPI call may run.
 struct HotState {
-  bool any_opted_in = false;  // some communicator compresses; false: pure pass-through
+  std::atomic<bool> any_opted_in{false};  // some communicator compresses, or the report is on
   unsigned ops = 0;           // bit per zcoll_collective
   size_t min_bytes = 0;
   bool report = false;        // count and time every call
@@ -32,7 +35,7 @@ int collective_of(Fn fn);
 
 // Whether this call should look further than PMPI at all: cheap, inline.
 inline bool layer_wants(Fn fn) {
-  return g_hot.any_opted_in && !t_inside_zcoll && (g_hot.ops >> collective_of(fn) & 1u);
+  return g_hot.any_opted_in.load(std::memory_order_relaxed) && !t_inside_zcoll && (g_hot.ops >> collective_of(fn) & 1u);
 }
 
 // The zcoll communicator of an opted-in user communicator, or NULL.

@@ -103,7 +103,7 @@ case "$mode" in
     "$prog" -o "$tmp/other" "$tmp/other.c" || { echo "cannot build with $prog"; exit 1; }
     prog=$tmp/other args=()
     LD_PRELOAD=$lib ZCOLL_EB=1e-3 run preloaded plain
-    [ "$(grep -c "sum ok" "$tmp/preloaded.out")" -eq "$np" ] || fail "preloaded: the program did not run correctly"
+    [ "$(grep -o "sum ok" "$tmp/preloaded.out" | wc -l)" -eq "$np" ] || fail "preloaded: the program did not run correctly"
     [ "$(messages preloaded)" -eq 1 ] || fail "preloaded: expected one message from the layer"
     grep -q "is built for" "$tmp/preloaded.err" || fail "preloaded: the message does not say which MPI"
     ;;
