@@ -21,10 +21,7 @@ void recursive_doubling_allreduce(Transport& T) {
   for (size_t i = 0; i < n; ++i) cur_len[i] = T.compress_src(i, cur + T.slot[i]);
 
   auto send_all = [&](int peer) {
-    for (size_t i = 0; i < n; ++i) {
-      T.raw += T.piece_count[i] * T.es;
-      T.isend(cur + T.slot[i], cur_len[i], peer, sq);
-    }
+    for (size_t i = 0; i < n; ++i) T.send_stream(cur + T.slot[i], cur_len[i], i, peer, sq);
   };
   auto recv_all = [&](int peer) {
     rq.clear();

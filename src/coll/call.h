@@ -1,16 +1,8 @@
 // What every collective's entry point shares (call.cc): whether the call is large enough
-// to compress, the one agreement every rank of a compressed-size call makes, and the
-// bound all ranks then use.
-//
-// The agreement is one MPI_Allreduce of a few numbers: each rank's element type, the
-// counts, root and op it was called with, its share of the value range (REL bounds), and
-// any local failure. From it every rank takes the same decision (plain MPI, compress, or
-// fail) without a further round trip, and an erroneous program whose ranks pass
-// different counts, roots, ops or float types gets ZCOLL_ERR_MISMATCH on every rank
-// instead of a hang or a wrong result. The decision to enter the agreement at all rests
-// on the local byte count and min_bytes; min_bytes is identical everywhere (checked at
-// zcoll_comm_create), so only a program whose counts differ across min_bytes escapes the
-// check (documented in zcoll.h as erroneous, as MPI has it).
+// to compress, the one agreement every rank of such a call makes (one MPI_Allreduce of
+// each rank's element type, counts, root, op, share of the value range and local
+// failure, so all ranks take the same decision, or all get ZCOLL_ERR_MISMATCH: zcoll.h),
+// and the bound all ranks then use.
 #pragma once
 #include <cmath>
 #include <cstdint>

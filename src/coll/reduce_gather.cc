@@ -8,10 +8,8 @@ void gather_reduced_blocks(Transport& T, int root) {
   const int p = T.c.size, r = T.c.rank;
   Requests rq, sq;
   if (r != root) {
-    for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i) {
-      T.raw += T.piece_count[i] * T.es;
-      T.isend(T.stored_slot(i), T.stored_len[i], root, sq);
-    }
+    for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i)
+      T.send_stream(T.stored_slot(i), T.stored_len[i], i, root, sq);
     T.wait_all(sq);
     return;
   }
