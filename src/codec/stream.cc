@@ -139,20 +139,22 @@ double rel_to_abs(double rel, double lo, double hi) {
 
 namespace {
 
-// Finishes chunk k: `bytes` produced at target (dst itself, or staging when dst had less
-// room than the worst case) are moved into dst and indexed.
-int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw, uint32_t entry[2]) {
+// Finishes a chunk: `bytes` produced at target (dst itself, or staging when dst had less
+// room than the worst case) are moved into dst, and idx receives the chunk's index entry.
+int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw, uint8_t* idx) {
   if (bytes > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
   if (target != dst) std::memcpy(dst, target, bytes);
-  entry[0] = static_cast<uint32_t>(bytes) | (raw ? kRawChunkFlag : 0u);
-  entry[1] = checksum(dst, bytes);
+  store_u32(idx, static_cast<uint32_t>(bytes) | (raw ? kRawChunkFlag : 0u));
+  store_u32(idx + 4, checksum(dst, bytes));
   return ZCOLL_SUCCESS;
 }
 
+// The length of the chunk whose index entry is at idx.
+size_t entry_bytes(const uint8_t* idx) { return load_u32(idx) & ~kRawChunkFlag; }
+
 // Encodes chunk k of plan at dst (cap bytes free) with the plan's chunk codec; the result
-// is either the encoded chunk or, when that is not smaller, the raw values. Returns the
-// index entry.
-int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+// is either the encoded chunk or, when that is not smaller, the raw values, indexed at idx.
+int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_t cap, uint8_t* idx) {
   const ChunkCodec& codec = *plan.codec->chunk;
   const size_t n = plan.chunk_values(k), begin = plan.chunk_begin(k);
   const size_t raw = n * plan.esize;
@@ -164,8 +166,8 @@ int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_
   const size_t len = plan.dtype == ZCOLL_FLOAT32
       ? codec.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
       : codec.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
-  if (len < raw) return place_chunk(dst, cap, target, len, false, entry);
-  return place_chunk(dst, cap, src, raw, true, entry);
+  if (len < raw) return place_chunk(dst, cap, target, len, false, idx);
+  return place_chunk(dst, cap, src, raw, true, idx);
 }
 
 void write_header(const Plan& plan, uint8_t* out) {
@@ -191,8 +193,24 @@ void seal_header(const Plan& plan, uint8_t* out) {
 
 size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
-// Writes a whole stream of plan's chunks; put(k, dst, cap, entry) produces chunk k
-// (at most its raw size) at dst and fills its index entry. With several threads each
+// The shape rule of params and headers alike: dims[0, ndims) multiply to count without
+// overflow (each nonzero when ndims > 1) and the dims after them are 0.
+bool dims_valid(int ndims, const size_t dims[3], size_t count) {
+  size_t prod = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (d >= ndims) {
+      if (dims[d]) return false;
+    } else if (ndims > 1 && (dims[d] == 0 || prod > SIZE_MAX / dims[d])) {
+      return false;
+    } else {
+      prod *= dims[d];
+    }
+  }
+  return prod == count;
+}
+
+// Writes a whole stream of plan's chunks; put(k, dst, cap, idx) produces chunk k (at
+// most its raw size) at dst and fills its index entry at idx. With several threads each
 // owns the chunks of a contiguous range and writes them into that range's share of the
 // raw layout (every chunk is at most raw, so shares never overflow); then the shares
 // slide down into place, in order. The bytes do not depend on the thread count.
@@ -217,15 +235,13 @@ int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* o
                                         : raw_layout;
       size_t pos = slot_begin;
       for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
-        uint32_t entry[2];
-        const int r = put(k, o + pos, slot_end - pos, entry);
+        uint8_t* idx = o + plan.entry_offset(k);
+        const int r = put(k, o + pos, slot_end - pos, idx);
         if (r) {
           error.store(r);
           break;
         }
-        store_u32(o + kHeaderBytes + k * kIndexEntryBytes, entry[0]);
-        store_u32(o + kHeaderBytes + k * kIndexEntryBytes + 4, entry[1]);
-        pos += entry[0] & ~kRawChunkFlag;
+        pos += entry_bytes(idx);
       }
       used[t] = pos - slot_begin;
     } catch (const std::bad_alloc&) {
@@ -284,19 +300,11 @@ int make_plan(const zcoll_codec_params* p, int dtype, const void* in, size_t cou
   pl.count = count;
   pl.chunk_len = chunk;
   pl.nchunks = ceil_div(count, chunk);
-  pl.ndims = p->ndims <= 1 ? 1 : p->ndims;
   if (p->ndims < 0 || p->ndims > 3) return ZCOLL_ERR_ARG;
-  if (pl.ndims == 1) {
-    pl.dims[0] = count;
-  } else {
-    size_t prod = 1;
-    for (int d = 0; d < pl.ndims; ++d) {
-      if (p->dims[d] == 0 || prod > SIZE_MAX / p->dims[d]) return ZCOLL_ERR_ARG;
-      prod *= p->dims[d];
-      pl.dims[d] = p->dims[d];
-    }
-    if (prod != count) return ZCOLL_ERR_ARG;
-  }
+  pl.ndims = p->ndims <= 1 ? 1 : p->ndims;
+  if (pl.ndims == 1) pl.dims[0] = count;
+  else std::copy(p->dims, p->dims + pl.ndims, pl.dims);
+  if (!dims_valid(pl.ndims, pl.dims, count)) return ZCOLL_ERR_ARG;
   double eb = std::min(p->eb, DBL_MAX / 4);
   if (p->eb_mode == ZCOLL_EB_REL) {
     double lo = 0, hi = 0;
@@ -325,13 +333,10 @@ int Writer::begin(const Plan& plan, const void* in, void* out, size_t out_cap) {
 
 int Writer::next(bool* done) {
   if (next_ < plan_.nchunks) {
-    uint32_t entry[2];
-    const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, entry);
+    uint8_t* idx = out_ + plan_.entry_offset(next_);
+    const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, idx);
     if (rc) return rc;
-    uint8_t* idx = out_ + kHeaderBytes + next_ * kIndexEntryBytes;
-    store_u32(idx, entry[0]);
-    store_u32(idx + 4, entry[1]);
-    pos_ += entry[0] & ~kRawChunkFlag;
+    pos_ += entry_bytes(idx);
     ++next_;
   }
   if (done) *done = next_ == plan_.nchunks;
@@ -354,10 +359,11 @@ int Writer::finish(size_t* out_size) {
 int Reader::open(const void* in_v, size_t in_size) {
   const uint8_t* in = static_cast<const uint8_t*>(in_v);
   if (!in) return ZCOLL_ERR_ARG;
-  double eb;
-  const int rc = stream_eb(in, in_size, &eb);
-  if (rc) return rc;
   namespace at = header_offset;
+  if (in_size < kHeaderBytes || std::memcmp(in + at::kMagic, kMagic, 4) != 0) return ZCOLL_ERR_CORRUPT;
+  if (in[at::kVersion] != kFormatVersion) return ZCOLL_ERR_VERSION;
+  double eb;
+  std::memcpy(&eb, in + at::kEb, sizeof eb);
   Plan pl;
   const uint8_t codec = in[at::kCodec], dtype = in[at::kDtype], ndims = in[at::kNdims];
   pl.count = load_u64(in + at::kCount);
@@ -373,20 +379,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   pl.dtype = static_cast<zcoll_dtype>(dtype);
   pl.esize = element_size(pl.dtype);
   pl.ndims = ndims;
-  if (ndims == 1) {
-    if (pl.dims[0] != pl.count || pl.dims[1] || pl.dims[2]) return ZCOLL_ERR_CORRUPT;
-  } else {
-    size_t prod = 1;
-    for (int d = 0; d < 3; ++d) {
-      if (d < ndims) {
-        if (pl.dims[d] == 0 || prod > SIZE_MAX / pl.dims[d]) return ZCOLL_ERR_CORRUPT;
-        prod *= pl.dims[d];
-      } else if (pl.dims[d]) {
-        return ZCOLL_ERR_CORRUPT;
-      }
-    }
-    if (prod != pl.count) return ZCOLL_ERR_CORRUPT;
-  }
+  if (!dims_valid(ndims, pl.dims, pl.count)) return ZCOLL_ERR_CORRUPT;
   if (pl.nchunks > (in_size - kHeaderBytes) / kIndexEntryBytes) return ZCOLL_ERR_CORRUPT;
   if (header_checksum(in, pl.nchunks) != load_u32(in + at::kChecksum)) return ZCOLL_ERR_CORRUPT;
   pl.geom = geometry(pl.dtype, eb, pl.ndims, pl.dims);
@@ -394,7 +387,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   size_t pos = pl.data_offset();
   for (size_t k = 0; k < pl.nchunks; ++k) {
     off[k] = pos;
-    const uint32_t field = load_u32(in + kHeaderBytes + k * kIndexEntryBytes);
+    const uint32_t field = load_u32(in + pl.entry_offset(k));
     const size_t n = pl.chunk_values(k), len = field & ~kRawChunkFlag;
     if (field & kRawChunkFlag) {
       if (len != n * pl.esize) return ZCOLL_ERR_CORRUPT;
@@ -413,53 +406,32 @@ int Reader::open(const void* in_v, size_t in_size) {
   return ZCOLL_SUCCESS;
 }
 
-int stream_length(const void* p_v, size_t avail, size_t* len) {
-  const uint8_t* p = static_cast<const uint8_t*>(p_v);
-  if (!p || !len || avail < kHeaderBytes || std::memcmp(p + header_offset::kMagic, kMagic, 4) != 0)
-    return ZCOLL_ERR_CORRUPT;
-  if (p[header_offset::kVersion] != kFormatVersion) return ZCOLL_ERR_VERSION;
-  const size_t nchunks = load_u32(p + header_offset::kNchunks);
-  if (nchunks > (avail - kHeaderBytes) / kIndexEntryBytes) return ZCOLL_ERR_CORRUPT;
-  if (header_checksum(p, nchunks) != load_u32(p + header_offset::kChecksum)) return ZCOLL_ERR_CORRUPT;
-  size_t total = kHeaderBytes + nchunks * kIndexEntryBytes;
-  for (size_t k = 0; k < nchunks; ++k) {
-    const size_t n = load_u32(p + kHeaderBytes + k * kIndexEntryBytes) & ~kRawChunkFlag;
-    if (n > avail - total) return ZCOLL_ERR_CORRUPT;
-    total += n;
-  }
-  *len = total;
-  return ZCOLL_SUCCESS;
-}
-
-int Reader::chunk(size_t k, void* out) const {
-  if (k >= plan_.nchunks || !out) return ZCOLL_ERR_ARG;
-  const uint8_t* src = in_ + offset_[k];
-  const size_t len = offset_[k + 1] - offset_[k];
-  const uint8_t* entry = in_ + kHeaderBytes + k * kIndexEntryBytes;
-  if (checksum(src, len) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
-  const size_t n = plan_.chunk_values(k), begin = plan_.chunk_begin(k);
-  uint8_t* dst = static_cast<uint8_t*>(out) + begin * plan_.esize;
-  if (load_u32(entry) & kRawChunkFlag) {
-    std::memcpy(dst, src, len);
-    return ZCOLL_SUCCESS;
-  }
-  const ChunkCodec& codec = *plan_.codec->chunk;
-  ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize, &codec);
-  const uint8_t* end = in_ + size_;
-  const bool ok = plan_.dtype == ZCOLL_FLOAT32
-      ? codec.decode_f32(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<float*>(dst))
-      : codec.decode_f64(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<double*>(dst));
-  return ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
-}
-
 int Reader::chunk_ref(size_t k, ChunkRef* ref) const {
   if (k >= plan_.nchunks) return ZCOLL_ERR_ARG;
   const uint8_t* src = in_ + offset_[k];
   const size_t len = offset_[k + 1] - offset_[k];
-  const uint8_t* entry = in_ + kHeaderBytes + k * kIndexEntryBytes;
+  const uint8_t* entry = in_ + plan_.entry_offset(k);
   if (checksum(src, len) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
   *ref = ChunkRef{src, len, (load_u32(entry) & kRawChunkFlag) != 0, in_ + size_};
   return ZCOLL_SUCCESS;
+}
+
+int Reader::chunk(size_t k, void* out) const {
+  if (!out) return ZCOLL_ERR_ARG;
+  ChunkRef c;
+  if (const int rc = chunk_ref(k, &c)) return rc;
+  const size_t n = plan_.chunk_values(k), begin = plan_.chunk_begin(k);
+  uint8_t* dst = static_cast<uint8_t*>(out) + begin * plan_.esize;
+  if (c.raw) {
+    std::memcpy(dst, c.p, c.bytes);
+    return ZCOLL_SUCCESS;
+  }
+  const ChunkCodec& codec = *plan_.codec->chunk;
+  ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize, &codec);
+  const bool ok = plan_.dtype == ZCOLL_FLOAT32
+      ? codec.decode_f32(c.p, c.bytes, c.end, n, begin, plan_.geom, s, reinterpret_cast<float*>(dst))
+      : codec.decode_f64(c.p, c.bytes, c.end, n, begin, plan_.geom, s, reinterpret_cast<double*>(dst));
+  return ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
 }
 
 // ------------------------------------------------------- whole buffers
@@ -473,8 +445,8 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
   if (eb_abs_out) *eb_abs_out = plan.geom.eb;
   const uint8_t* src = static_cast<const uint8_t*>(in);
   return assemble(plan, thread_count(params->threads, plan.nchunks), out, out_cap, out_size,
-                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
-                    return put_chunk(plan, k, src, dst, cap, entry);
+                  [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
+                    return put_chunk(plan, k, src, dst, cap, idx);
                   });
 }
 
@@ -508,6 +480,19 @@ bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
   const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
   return an && bn && x < y + bn && y < x + an;
 }
+
+// Chunk k of a combination: combine(s, target, &raw) writes the result at target (dst
+// when it has room for the worst case, else the staging buffer), which is then placed.
+template <class Combine>
+int combine_into(const Plan& plan, size_t k, uint8_t* dst, size_t cap, uint8_t* idx, Combine&& combine) {
+  ThreadScratch& ts = thread_scratch();
+  ChunkScratch& s = ts.get_combine(plan.chunk_len, plan.esize);
+  uint8_t* target = cap >= fzl::encoded_chunk_worst(plan.chunk_values(k), plan.esize) ? dst : ts.staging.get();
+  bool raw = false;
+  const size_t bytes = combine(s, target, &raw);
+  if (!bytes) return ZCOLL_ERR_CORRUPT;
+  return place_chunk(dst, cap, target, bytes, raw, idx);
+}
 }  // namespace
 
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
@@ -528,20 +513,15 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
     return ZCOLL_ERR_MISMATCH;
   const Kernels& kern = select_kernels();
   return assemble(pa, thread_count(threads, pa.nchunks), out, out_cap, out_size,
-                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+                  [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
                     ChunkRef ca, cb;
                     int r = ra.chunk_ref(k, &ca);
                     if (r || (r = rb.chunk_ref(k, &cb))) return r;
-                    const size_t n = pa.chunk_values(k);
-                    ThreadScratch& ts = thread_scratch();
-                    ChunkScratch& s = ts.get_combine(pa.chunk_len, pa.esize);
-                    uint8_t* target = cap >= fzl::encoded_chunk_worst(n, pa.esize) ? dst : ts.staging.get();
-                    bool raw = false;
-                    const size_t bytes = pa.dtype == ZCOLL_FLOAT32
-                        ? kern.combine_f32(op, ca, cb, n, pa.chunk_begin(k), pa.geom, s, target, &raw)
-                        : kern.combine_f64(op, ca, cb, n, pa.chunk_begin(k), pa.geom, s, target, &raw);
-                    if (!bytes) return static_cast<int>(ZCOLL_ERR_CORRUPT);
-                    return place_chunk(dst, cap, target, bytes, raw, entry);
+                    const size_t n = pa.chunk_values(k), begin = pa.chunk_begin(k);
+                    return combine_into(pa, k, dst, cap, idx, [&](ChunkScratch& s, uint8_t* target, bool* raw) {
+                      return pa.dtype == ZCOLL_FLOAT32 ? kern.combine_f32(op, ca, cb, n, begin, pa.geom, s, target, raw)
+                                                       : kern.combine_f64(op, ca, cb, n, begin, pa.geom, s, target, raw);
+                    });
                   });
 }
 
@@ -561,21 +541,17 @@ int combine_values(int op, const void* values, size_t count, int dtype, const vo
   const Kernels& kern = select_kernels();
   const uint8_t* x = static_cast<const uint8_t*>(values);
   return assemble(pb, thread_count(threads, pb.nchunks), out, out_cap, out_size,
-                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+                  [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
                     ChunkRef cb;
                     const int r = rb.chunk_ref(k, &cb);
                     if (r) return r;
                     const size_t n = pb.chunk_values(k), begin = pb.chunk_begin(k);
-                    ThreadScratch& ts = thread_scratch();
-                    ChunkScratch& s = ts.get_combine(pb.chunk_len, pb.esize);
-                    uint8_t* target = cap >= fzl::encoded_chunk_worst(n, pb.esize) ? dst : ts.staging.get();
-                    bool raw = false;
                     const void* xk = x + begin * es;
-                    const size_t bytes = dtype == ZCOLL_FLOAT32
-                        ? kern.fold_f32(op, static_cast<const float*>(xk), cb, n, begin, pb.geom, s, target, &raw)
-                        : kern.fold_f64(op, static_cast<const double*>(xk), cb, n, begin, pb.geom, s, target, &raw);
-                    if (!bytes) return static_cast<int>(ZCOLL_ERR_CORRUPT);
-                    return place_chunk(dst, cap, target, bytes, raw, entry);
+                    return combine_into(pb, k, dst, cap, idx, [&](ChunkScratch& s, uint8_t* target, bool* raw) {
+                      return dtype == ZCOLL_FLOAT32
+                          ? kern.fold_f32(op, static_cast<const float*>(xk), cb, n, begin, pb.geom, s, target, raw)
+                          : kern.fold_f64(op, static_cast<const double*>(xk), cb, n, begin, pb.geom, s, target, raw);
+                    });
                   });
 }
 
