@@ -1,14 +1,7 @@
-// Chunk codecs: what fills one chunk of a zcoll stream.
-//
-// The stream container (container.h: header, chunk index with sizes and checksums,
-// raw-chunk fallback) and the engine around it (stream.h: plans, the parallel writer, the
-// chunk Writer and Reader) do not depend on how a chunk is encoded. The header's codec
-// byte (a zcoll_codec_id) selects one of the codecs of kCodecs below for every chunk of
-// the stream. Chunks are independent (each codec's predictor restarts at the chunk's
-// first value), so a stream is the same for any thread count and any chunk can be
-// decoded on its own, whatever the codec.
-//
-// Each codec's chunk layout is documented at the top of its file (kCodecs names them).
+// Chunk codecs: what fills one chunk of a zcoll stream. The stream container
+// (container.h: header, index, checksums, raw-chunk fallback, independent chunks) and the
+// engine around it (stream.h) do not depend on how a chunk is encoded; the header's codec
+// byte (a zcoll_codec_id) selects one of kCodecs below for every chunk of the stream.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +17,6 @@ struct ChunkScratch {
   int32_t* r = nullptr;    // residuals, chunk_len
   uint32_t* exact = nullptr;  // per-block masks of values stored exactly
   const uint8_t** exact_src = nullptr;  // decode: where each block's exact values are
-  size_t capacity = 0;
   // Homomorphic combination only (null until first used): the second operand's
   // integers (padded like q) and exact masks, and both operands' exact values.
   int32_t* qb = nullptr;
@@ -47,7 +39,6 @@ struct ChunkGeometry {
   // 0 when the single-precision path does not apply.
   float twoeb_f32 = 0, inv_f32 = 0;
   int ndims = 1;                       // 1, 2 or 3
-  size_t stride[3] = {0, 0, 0};        // element strides of the slow dims (ndims > 1)
   size_t extent[3] = {0, 0, 0};        // dims, slowest first
 };
 

@@ -1,5 +1,5 @@
 // fzl's chunk layout, inside the stream container of container.h (codec byte
-// ZCOLL_CODEC_FZL). The kernels (fzl_kernels_impl.h) write and read it.
+// ZCOLL_CODEC_FZL). The kernels (codec/kernels/) write and read it.
 //
 // An encoded fzl chunk is a sequence of blocks of 32 values (the last one shorter):
 //   u8 tag: bits 0-5 code length b (0..32), bit 6 block has exact values,

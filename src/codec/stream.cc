@@ -6,9 +6,7 @@
 #include <atomic>
 #include <cfloat>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <new>
 
@@ -61,7 +59,7 @@ struct ThreadScratch {
       exact.reset(new uint32_t[blocks]);
       exact_src.reset(new const uint8_t*[blocks]);
       values = chunk_len;
-      view = ChunkScratch{q.get() + kQPad, r.get(), exact.get(), exact_src.get(), chunk_len};
+      view = ChunkScratch{q.get() + kQPad, r.get(), exact.get(), exact_src.get()};
     }
     const size_t need = c ? c->worst(chunk_len, esize) : fzl::encoded_chunk_worst(chunk_len, esize);
     if (staging_bytes < need) {
@@ -179,9 +177,7 @@ void write_header(const Plan& plan, uint8_t* out) {
   out[at::kDtype] = static_cast<uint8_t>(plan.dtype);
   out[at::kNdims] = static_cast<uint8_t>(plan.ndims);
   store_u64(out + at::kCount, plan.count);
-  uint64_t ebits;
-  std::memcpy(&ebits, &plan.geom.eb, 8);
-  store_u64(out + at::kEb, ebits);
+  std::memcpy(out + at::kEb, &plan.geom.eb, 8);
   store_u32(out + at::kChunkLen, static_cast<uint32_t>(plan.chunk_len));
   store_u32(out + at::kNchunks, static_cast<uint32_t>(plan.nchunks));
   for (int d = 0; d < 3; ++d) store_u64(out + at::kDims + 8 * d, plan.dims[d]);
@@ -508,8 +504,7 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
   const Plan& pb = rb.plan();
   if (!pa.codec->chunk->homomorphic || !pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pa.dtype != pb.dtype || pa.count != pb.count || std::memcmp(&pa.geom.eb, &pb.geom.eb, sizeof(double)) != 0 ||
-      pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || pa.dims[0] != pb.dims[0] || pa.dims[1] != pb.dims[1] ||
-      pa.dims[2] != pb.dims[2])
+      pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || !std::equal(pa.dims, pa.dims + 3, pb.dims))
     return ZCOLL_ERR_MISMATCH;
   const Kernels& kern = select_kernels();
   return assemble(pa, thread_count(threads, pa.nchunks), out, out_cap, out_size,

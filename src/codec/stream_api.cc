@@ -1,6 +1,5 @@
 // The codec's C API: argument checks, exception barrier, and handle lifetimes.
 #include <cstring>
-#include <new>
 #include <type_traits>
 
 #include "codec/stream.h"
@@ -50,13 +49,9 @@ extern "C" {
 
 void zcoll_codec_params_init(zcoll_codec_params* p) {
   if (!p) return;
-  *p = zcoll_codec_params{};
+  *p = zcoll_codec_params{};  // eb, threads, chunk_len, ndims and dims 0
   p->codec = ZCOLL_CODEC_FZL;
   p->eb_mode = ZCOLL_EB_ABS;
-  p->eb = 0;
-  p->threads = 0;
-  p->chunk_len = 0;
-  p->ndims = 0;
 }
 
 const char* zcoll_codec_name(int codec) {
