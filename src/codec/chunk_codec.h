@@ -42,27 +42,29 @@ struct ChunkGeometry {
   size_t extent[3] = {0, 0, 0};        // dims, slowest first
 };
 
+// Encode n values (global offset `begin` in the array) into out, which has room for the
+// codec's worst(n, sizeof(T)) bytes. Returns the bytes written; the engine stores the chunk
+// raw instead when that is not less than the raw size (an encoder may return any value
+// >= n * sizeof(T) to ask for that).
+template <class T>
+using EncodeFn = size_t (*)(const T* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out);
+// Decode an encoded chunk of exactly `bytes` bytes into n values. Reads stay inside
+// [in, buffer_end) and writes inside out[0, n). Returns false if the chunk is malformed
+// (out may then hold partial results).
+template <class T>
+using DecodeFn = bool (*)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
+                          const ChunkGeometry& g, ChunkScratch& s, T* out);
+
 struct ChunkCodec {
   bool homomorphic;  // zcoll_combine can combine its streams (fzl only)
   // uint64_t scratch words per chunk value the codec needs in ChunkScratch::words.
   size_t scratch_words;
   // Largest encoded chunk of n values of esize bytes: the room encode needs at out.
   size_t (*worst)(size_t n, size_t esize);
-  // Encode n values (global offset `begin` in the array) into out, which has room for
-  // worst(n, sizeof(T)) bytes. Returns the bytes written; the engine stores the chunk
-  // raw instead when that is not less than the raw size (an encoder may return any
-  // value >= n * sizeof(T) to ask for that).
-  size_t (*encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                       uint8_t* out);
-  size_t (*encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                       uint8_t* out);
-  // Decode an encoded chunk of exactly `bytes` bytes into n values. Reads stay inside
-  // [in, buffer_end) and writes inside out[0, n). Returns false if the chunk is
-  // malformed (out may then hold partial results).
-  bool (*decode_f32)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
-                     const ChunkGeometry& g, ChunkScratch& s, float* out);
-  bool (*decode_f64)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
-                     const ChunkGeometry& g, ChunkScratch& s, double* out);
+  EncodeFn<float> encode_f32;
+  EncodeFn<double> encode_f64;
+  DecodeFn<float> decode_f32;
+  DecodeFn<double> decode_f64;
 };
 
 extern const ChunkCodec kFzlChunkCodec;     // fzl.cc: the ISA-dispatched fzl kernels

@@ -147,9 +147,6 @@ int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, b
   return ZCOLL_SUCCESS;
 }
 
-// The length of the chunk whose index entry is at idx.
-size_t entry_bytes(const uint8_t* idx) { return load_u32(idx) & ~kRawChunkFlag; }
-
 // Encodes chunk k of plan at dst (cap bytes free) with the plan's chunk codec; the result
 // is either the encoded chunk or, when that is not smaller, the raw values, indexed at idx.
 int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_t cap, uint8_t* idx) {
@@ -237,7 +234,7 @@ int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* o
           error.store(r);
           break;
         }
-        pos += entry_bytes(idx);
+        pos += load_u32(idx) & ~kRawChunkFlag;
       }
       used[t] = pos - slot_begin;
     } catch (const std::bad_alloc&) {
@@ -332,7 +329,7 @@ int Writer::next(bool* done) {
     uint8_t* idx = out_ + plan_.entry_offset(next_);
     const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, idx);
     if (rc) return rc;
-    pos_ += entry_bytes(idx);
+    pos_ += load_u32(idx) & ~kRawChunkFlag;
     ++next_;
   }
   if (done) *done = next_ == plan_.nchunks;
