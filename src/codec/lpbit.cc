@@ -46,8 +46,7 @@
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
-// The (scalar) decoder shares the format with the encoder stage; it uses the generic
-// copy, the one built without ISA flags like this file.
+// The scalar decoder shares the encoder stage's format, from its generic (no ISA flags) copy.
 #define ZCOLL_KERNELS_ISA generic_isa
 #include "codec/kernels/lpbit.h"
 

@@ -12,10 +12,6 @@
 
 namespace zcoll::codec {
 
-// fzl's kernels also give the engine the value range (REL bounds) and the combination.
-using fzl::Kernels;
-using fzl::select_kernels;
-
 // ---------------------------------------------------------- scratch memory
 
 namespace {
@@ -104,39 +100,6 @@ ChunkGeometry geometry(zcoll_dtype dtype, double eb, int ndims, const size_t* di
   return g;
 }
 
-}  // namespace
-
-// REL bounds need the finite value range; threads split the array and merge.
-void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi) {
-  const Kernels& kern = select_kernels();
-  double mn = INFINITY, mx = -INFINITY;
-#pragma omp parallel num_threads(threads) reduction(min : mn) reduction(max : mx)
-  {
-    const size_t t = static_cast<size_t>(omp_get_thread_num()), nt = static_cast<size_t>(omp_get_num_threads());
-    const size_t b = n * t / nt, e = n * (t + 1) / nt;
-    double l = INFINITY, h = -INFINITY;
-    if (dtype == ZCOLL_FLOAT32) kern.range_f32(static_cast<const float*>(in) + b, e - b, &l, &h);
-    else kern.range_f64(static_cast<const double*>(in) + b, e - b, &l, &h);
-    mn = l < mn ? l : mn;
-    mx = h > mx ? h : mx;
-  }
-  *lo = mn;
-  *hi = mx;
-}
-
-double rel_to_abs(double rel, double lo, double hi) {
-  double range = hi - lo;
-  // A constant field (or no finite value) has no range: bound relative to its magnitude.
-  if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
-  if (!(range > 0)) range = 1.0;
-  // max - min can overflow (+-1e308) while rel x (max - min) does not.
-  double eb = std::isfinite(range) ? rel * range : rel * hi - rel * lo;
-  if (!(eb > 0)) eb = DBL_TRUE_MIN;  // rel x range underflowed: the tightest bound there is
-  return std::min(eb, DBL_MAX / 4);
-}
-
-namespace {
-
 // Finishes a chunk: `bytes` produced at target (dst itself, or staging when dst had less
 // room than the worst case) are moved into dst, and idx receives the chunk's index entry.
 int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw, uint8_t* idx) {
@@ -190,15 +153,12 @@ size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 // overflow (each nonzero when ndims > 1) and the dims after them are 0.
 bool dims_valid(int ndims, const size_t dims[3], size_t count) {
   size_t prod = 1;
-  for (int d = 0; d < 3; ++d) {
-    if (d >= ndims) {
-      if (dims[d]) return false;
-    } else if (ndims > 1 && (dims[d] == 0 || prod > SIZE_MAX / dims[d])) {
-      return false;
-    } else {
-      prod *= dims[d];
-    }
+  for (int d = 0; d < ndims; ++d) {
+    if (ndims > 1 && (dims[d] == 0 || prod > SIZE_MAX / dims[d])) return false;
+    prod *= dims[d];
   }
+  for (int d = ndims; d < 3; ++d)
+    if (dims[d]) return false;
   return prod == count;
 }
 
@@ -253,7 +213,53 @@ int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* o
   return ZCOLL_SUCCESS;
 }
 
+bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return an && bn && x < y + bn && y < x + an;
+}
+
+// Chunk k of a combination: combine(s, target, &raw) writes the result at target (dst
+// when it has room for the worst case, else the staging buffer), which is then placed.
+template <class Combine>
+int combine_into(const Plan& plan, size_t k, uint8_t* dst, size_t cap, uint8_t* idx, Combine&& combine) {
+  ThreadScratch& ts = thread_scratch();
+  ChunkScratch& s = ts.get_combine(plan.chunk_len, plan.esize);
+  uint8_t* target = cap >= fzl::encoded_chunk_worst(plan.chunk_values(k), plan.esize) ? dst : ts.staging.get();
+  bool raw = false;
+  const size_t bytes = combine(s, target, &raw);
+  if (!bytes) return ZCOLL_ERR_CORRUPT;
+  return place_chunk(dst, cap, target, bytes, raw, idx);
+}
 }  // namespace
+
+// REL bounds need the finite value range; threads split the array and merge.
+void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi) {
+  const fzl::Kernels& kern = fzl::select_kernels();
+  double mn = INFINITY, mx = -INFINITY;
+#pragma omp parallel num_threads(threads) reduction(min : mn) reduction(max : mx)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num()), nt = static_cast<size_t>(omp_get_num_threads());
+    const size_t b = n * t / nt, e = n * (t + 1) / nt;
+    double l = INFINITY, h = -INFINITY;
+    if (dtype == ZCOLL_FLOAT32) kern.range_f32(static_cast<const float*>(in) + b, e - b, &l, &h);
+    else kern.range_f64(static_cast<const double*>(in) + b, e - b, &l, &h);
+    mn = l < mn ? l : mn;
+    mx = h > mx ? h : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+}
+
+double rel_to_abs(double rel, double lo, double hi) {
+  double range = hi - lo;
+  // A constant field (or no finite value) has no range: bound relative to its magnitude.
+  if (!(range > 0)) range = lo <= hi ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0;
+  if (!(range > 0)) range = 1.0;
+  // max - min can overflow (+-1e308) while rel x (max - min) does not.
+  double eb = std::isfinite(range) ? rel * range : rel * hi - rel * lo;
+  if (!(eb > 0)) eb = DBL_TRUE_MIN;  // rel x range underflowed: the tightest bound there is
+  return std::min(eb, DBL_MAX / 4);
+}
 
 size_t element_size(int dtype) {
   return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
@@ -436,10 +442,9 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
   int rc = make_plan(params, dtype, in, count, &plan);
   if (rc) return rc;
   if (eb_abs_out) *eb_abs_out = plan.geom.eb;
-  const uint8_t* src = static_cast<const uint8_t*>(in);
   return assemble(plan, thread_count(params->threads, plan.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
-                    return put_chunk(plan, k, src, dst, cap, idx);
+                    return put_chunk(plan, k, static_cast<const uint8_t*>(in), dst, cap, idx);
                   });
 }
 
@@ -468,26 +473,6 @@ int decompress(const void* in, size_t in_size, int dtype, void* out, size_t coun
   return error.load();
 }
 
-namespace {
-bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
-  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-  return an && bn && x < y + bn && y < x + an;
-}
-
-// Chunk k of a combination: combine(s, target, &raw) writes the result at target (dst
-// when it has room for the worst case, else the staging buffer), which is then placed.
-template <class Combine>
-int combine_into(const Plan& plan, size_t k, uint8_t* dst, size_t cap, uint8_t* idx, Combine&& combine) {
-  ThreadScratch& ts = thread_scratch();
-  ChunkScratch& s = ts.get_combine(plan.chunk_len, plan.esize);
-  uint8_t* target = cap >= fzl::encoded_chunk_worst(plan.chunk_values(k), plan.esize) ? dst : ts.staging.get();
-  bool raw = false;
-  const size_t bytes = combine(s, target, &raw);
-  if (!bytes) return ZCOLL_ERR_CORRUPT;
-  return place_chunk(dst, cap, target, bytes, raw, idx);
-}
-}  // namespace
-
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads) {
   if (op != kCombineSum && op != kCombineMin && op != kCombineMax) return ZCOLL_ERR_ARG;
@@ -503,7 +488,7 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
   if (pa.dtype != pb.dtype || pa.count != pb.count || std::memcmp(&pa.geom.eb, &pb.geom.eb, sizeof(double)) != 0 ||
       pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || !std::equal(pa.dims, pa.dims + 3, pb.dims))
     return ZCOLL_ERR_MISMATCH;
-  const Kernels& kern = select_kernels();
+  const fzl::Kernels& kern = fzl::select_kernels();
   return assemble(pa, thread_count(threads, pa.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
                     ChunkRef ca, cb;
@@ -530,7 +515,7 @@ int combine_values(int op, const void* values, size_t count, int dtype, const vo
   const Plan& pb = rb.plan();
   if (!pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pb.dtype != dtype || pb.count != count) return ZCOLL_ERR_MISMATCH;
-  const Kernels& kern = select_kernels();
+  const fzl::Kernels& kern = fzl::select_kernels();
   const uint8_t* x = static_cast<const uint8_t*>(values);
   return assemble(pb, thread_count(threads, pb.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {

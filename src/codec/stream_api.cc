@@ -30,6 +30,14 @@ int passed_value(const E& e) {
   return static_cast<int>(v);
 }
 
+// Deletes a handle and clears the caller's pointer to it (handle may be null).
+template <class H>
+void destroy(H** handle) {
+  if (!handle) return;
+  delete *handle;
+  *handle = nullptr;
+}
+
 void fill_info(const Reader& r, zcoll_stream_info* info) {
   const Plan& p = r.plan();
   info->codec = p.codec->id;
@@ -153,11 +161,7 @@ int zcoll_writer_finish(zcoll_writer** writer, size_t* out_size) {
   return rc;
 }
 
-void zcoll_writer_abort(zcoll_writer** writer) {
-  if (!writer) return;
-  delete *writer;
-  *writer = nullptr;
-}
+void zcoll_writer_abort(zcoll_writer** writer) { destroy(writer); }
 
 int zcoll_reader_open(const void* in, size_t in_size, zcoll_reader** reader) {
   if (!reader) return ZCOLL_ERR_ARG;
@@ -182,10 +186,6 @@ int zcoll_reader_chunk(zcoll_reader* reader, size_t k, void* out) {
   return guarded([&]() -> int { return reader->r.chunk(k, out); });
 }
 
-void zcoll_reader_close(zcoll_reader** reader) {
-  if (!reader) return;
-  delete *reader;
-  *reader = nullptr;
-}
+void zcoll_reader_close(zcoll_reader** reader) { destroy(reader); }
 
 }  // extern "C"
