@@ -333,8 +333,7 @@ int Writer::begin(const Plan& plan, const void* in, void* out, size_t out_cap) {
 int Writer::next(bool* done) {
   if (next_ < plan_.nchunks) {
     uint8_t* idx = out_ + plan_.entry_offset(next_);
-    const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, idx);
-    if (rc) return rc;
+    if (const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, idx)) return rc;
     pos_ += load_u32(idx) & ~kRawChunkFlag;
     ++next_;
   }
@@ -345,8 +344,7 @@ int Writer::next(bool* done) {
 int Writer::finish(size_t* out_size) {
   bool done = next_ == plan_.nchunks;
   while (!done) {
-    const int rc = next(&done);
-    if (rc) return rc;
+    if (const int rc = next(&done)) return rc;
   }
   seal_header(plan_, out_);
   *out_size = pos_;
@@ -439,8 +437,7 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
              size_t out_cap, size_t* out_size, double* eb_abs_out) {
   if (!out_size || !out) return ZCOLL_ERR_ARG;
   Plan plan;
-  int rc = make_plan(params, dtype, in, count, &plan);
-  if (rc) return rc;
+  if (const int rc = make_plan(params, dtype, in, count, &plan)) return rc;
   if (eb_abs_out) *eb_abs_out = plan.geom.eb;
   return assemble(plan, thread_count(params->threads, plan.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
@@ -452,8 +449,7 @@ int decompress(const void* in, size_t in_size, int dtype, void* out, size_t coun
   if (!in || threads < 0) return ZCOLL_ERR_ARG;
   if (!element_size(dtype)) return ZCOLL_ERR_DTYPE;
   Reader reader;
-  int rc = reader.open(in, in_size);
-  if (rc) return rc;
+  if (const int rc = reader.open(in, in_size)) return rc;
   const Plan& plan = reader.plan();
   if (plan.dtype != dtype || plan.count != count) return ZCOLL_ERR_MISMATCH;
   if (count > 0 && !out) return ZCOLL_ERR_ARG;
@@ -480,8 +476,7 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
   if (overlaps(out, out_cap, a, a_size) || overlaps(out, out_cap, b, b_size)) return ZCOLL_ERR_ARG;
   Reader ra, rb;
   int rc = ra.open(a, a_size);
-  if (rc) return rc;
-  if ((rc = rb.open(b, b_size))) return rc;
+  if (rc || (rc = rb.open(b, b_size))) return rc;
   const Plan& pa = ra.plan();
   const Plan& pb = rb.plan();
   if (!pa.codec->chunk->homomorphic || !pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
@@ -510,8 +505,7 @@ int combine_values(int op, const void* values, size_t count, int dtype, const vo
   if (!es) return ZCOLL_ERR_DTYPE;
   if (overlaps(out, out_cap, values, count * es) || overlaps(out, out_cap, b, b_size)) return ZCOLL_ERR_ARG;
   Reader rb;
-  const int rc = rb.open(b, b_size);
-  if (rc) return rc;
+  if (const int rc = rb.open(b, b_size)) return rc;
   const Plan& pb = rb.plan();
   if (!pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pb.dtype != dtype || pb.count != count) return ZCOLL_ERR_MISMATCH;
@@ -520,8 +514,7 @@ int combine_values(int op, const void* values, size_t count, int dtype, const vo
   return assemble(pb, thread_count(threads, pb.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
                     ChunkRef cb;
-                    const int r = rb.chunk_ref(k, &cb);
-                    if (r) return r;
+                    if (const int r = rb.chunk_ref(k, &cb)) return r;
                     const size_t n = pb.chunk_values(k), begin = pb.chunk_begin(k);
                     const void* xk = x + begin * es;
                     return combine_into(pb, k, dst, cap, idx, [&](ChunkScratch& s, uint8_t* target, bool* raw) {

@@ -47,12 +47,14 @@ struct Bits<double> {
   static constexpr unsigned kWidth = 64, kExponent = 11, kMantissa = 52, kLeadBits = 3;
 };
 
-// Values at any byte offset (callers pass their buffers as they are), and a value's bits
-// (load<U>(&v)) or the value of bits (load<T>(&u)).
+// Values at any byte offset (callers pass their buffers as they are), a value's bits, and
+// the value of bits (load<T>(&u)).
 template <class T>
 T load(const void* p) { T v; std::memcpy(&v, p, sizeof v); return v; }
 template <class T>
 void store(void* p, T v) { std::memcpy(p, &v, sizeof v); }
+template <class T>
+typename Bits<T>::U bits_of(T v) { return load<typename Bits<T>::U>(&v); }
 
 // The top k bits of w (k in 0..width), the rest cut to 0.
 template <class U>
@@ -122,7 +124,7 @@ uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
     if (k > B::kWidth) return raw();
     bool ok = true;
     for (size_t i = 0; i < len && ok; ++i) {
-      w[i] = keep_top(load<U>(&d[i]), k, B::kWidth);
+      w[i] = keep_top(bits_of(d[i]), k, B::kWidth);
       ok = within(x[i], rebuild(mu, load<T>(&w[i])), eb);
     }
     if (ok) break;
