@@ -91,17 +91,4 @@ inline uint32_t header_checksum(const uint8_t* in, size_t nchunks) {
          checksum(in + kHeaderBytes, nchunks * kIndexEntryBytes, 0x494e4458ull);
 }
 
-// The absolute bound recorded in the header of the stream at p (avail bytes readable).
-// Checks only that a header of this format is there: callers that need more validate
-// the stream first (stream_length, Reader::open).
-inline int stream_eb(const void* p, size_t avail, double* eb) {
-  const uint8_t* s = static_cast<const uint8_t*>(p);
-  if (!s || !eb || avail < kHeaderBytes || std::memcmp(s + header_offset::kMagic, kMagic, 4) != 0)
-    return ZCOLL_ERR_CORRUPT;
-  if (s[header_offset::kVersion] != kFormatVersion) return ZCOLL_ERR_VERSION;
-  const uint64_t bits = load_u64(s + header_offset::kEb);
-  std::memcpy(eb, &bits, sizeof bits);
-  return ZCOLL_SUCCESS;
-}
-
 }  // namespace zcoll::codec

@@ -42,13 +42,11 @@
 // themselves (the paper's scheme) and 1.0-1.9x that of cutting value minus chunk
 // minimum; the residual from p0 was up to 23% lower (nyx) and never more than 0.3%
 // higher, from p2 within -7%..+5%.
-#include <algorithm>
 #include <cmath>
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
-// The (scalar) decoder shares the format with the encoder stage; it uses the generic
-// copy, the one built without ISA flags like this file.
+// The scalar decoder shares the encoder stage's format, from its generic (no ISA flags) copy.
 #define ZCOLL_KERNELS_ISA generic_isa
 #include "codec/kernels/lpbit.h"
 
@@ -159,16 +157,9 @@ size_t worst(size_t n, size_t esize) {
   return 1 + (n * (9 + kMaxWidth + 8 * esize) + 7) / 8 + 8;
 }
 
-// The encoder of the ISA that select_kernels picks at the time of each call.
-size_t encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
-  return fzl::select_kernels().lpbit_encode_f32(x, n, begin, g, s, out);
-}
-size_t encode_f64(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
-  return fzl::select_kernels().lpbit_encode_f64(x, n, begin, g, s, out);
-}
-
 }  // namespace
 
-const ChunkCodec kLpbitChunkCodec{false, 1, worst, encode_f32, encode_f64, decode<float>, decode<double>};
+const ChunkCodec kLpbitChunkCodec{false, 1, worst, fzl::Selected<&fzl::Kernels::lpbit_encode_f32>::call,
+                                  fzl::Selected<&fzl::Kernels::lpbit_encode_f64>::call, decode<float>, decode<double>};
 
 }  // namespace zcoll::codec

@@ -25,7 +25,7 @@ struct Plan {
   size_t dims[3] = {0, 0, 0};
   ChunkGeometry geom;
 
-  size_t index_offset() const { return kHeaderBytes; }
+  size_t entry_offset(size_t k) const { return kHeaderBytes + k * kIndexEntryBytes; }
   size_t data_offset() const { return kHeaderBytes + nchunks * kIndexEntryBytes; }
   size_t chunk_begin(size_t k) const { return k * chunk_len; }
   size_t chunk_values(size_t k) const {
@@ -42,9 +42,6 @@ size_t element_size(int dtype);  // 0 when unknown
 void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi);
 // The absolute bound for a relative one, given the finite value range (see zcoll.h).
 double rel_to_abs(double rel, double lo, double hi);
-// Length of the stream that starts at p, from its header and index alone (nothing is
-// decoded). ZCOLL_ERR_CORRUPT if it does not fit in avail bytes or the header is bad.
-int stream_length(const void* p, size_t avail, size_t* len);
 // Validates params and builds a plan; resolves a REL bound with a pass over `in`.
 int make_plan(const zcoll_codec_params* params, int dtype, const void* in, size_t count, Plan* plan);
 // Threads to use for `threads` (0 = the OpenMP default), never more than `work` items.

@@ -1,6 +1,5 @@
 // The codec's C API: argument checks, exception barrier, and handle lifetimes.
 #include <cstring>
-#include <new>
 #include <type_traits>
 
 #include "codec/stream.h"
@@ -31,6 +30,14 @@ int passed_value(const E& e) {
   return static_cast<int>(v);
 }
 
+// Deletes a handle and clears the caller's pointer to it (handle may be null).
+template <class H>
+void destroy(H** handle) {
+  if (!handle) return;
+  delete *handle;
+  *handle = nullptr;
+}
+
 void fill_info(const Reader& r, zcoll_stream_info* info) {
   const Plan& p = r.plan();
   info->codec = p.codec->id;
@@ -50,13 +57,9 @@ extern "C" {
 
 void zcoll_codec_params_init(zcoll_codec_params* p) {
   if (!p) return;
-  *p = zcoll_codec_params{};
+  *p = zcoll_codec_params{};  // eb, threads, chunk_len, ndims and dims 0
   p->codec = ZCOLL_CODEC_FZL;
   p->eb_mode = ZCOLL_EB_ABS;
-  p->eb = 0;
-  p->threads = 0;
-  p->chunk_len = 0;
-  p->ndims = 0;
 }
 
 const char* zcoll_codec_name(int codec) {
@@ -158,11 +161,7 @@ int zcoll_writer_finish(zcoll_writer** writer, size_t* out_size) {
   return rc;
 }
 
-void zcoll_writer_abort(zcoll_writer** writer) {
-  if (!writer) return;
-  delete *writer;
-  *writer = nullptr;
-}
+void zcoll_writer_abort(zcoll_writer** writer) { destroy(writer); }
 
 int zcoll_reader_open(const void* in, size_t in_size, zcoll_reader** reader) {
   if (!reader) return ZCOLL_ERR_ARG;
@@ -187,10 +186,6 @@ int zcoll_reader_chunk(zcoll_reader* reader, size_t k, void* out) {
   return guarded([&]() -> int { return reader->r.chunk(k, out); });
 }
 
-void zcoll_reader_close(zcoll_reader** reader) {
-  if (!reader) return;
-  delete *reader;
-  *reader = nullptr;
-}
+void zcoll_reader_close(zcoll_reader** reader) { destroy(reader); }
 
 }  // extern "C"

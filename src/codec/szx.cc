@@ -47,30 +47,14 @@ struct Bits<double> {
   static constexpr unsigned kWidth = 64, kExponent = 11, kMantissa = 52, kLeadBits = 3;
 };
 
+// Values at any byte offset (callers pass their buffers as they are), a value's bits, and
+// the value of bits (load<T>(&u)).
 template <class T>
-typename Bits<T>::U to_bits(T v) {
-  typename Bits<T>::U u;
-  std::memcpy(&u, &v, sizeof(T));
-  return u;
-}
+T load(const void* p) { T v; std::memcpy(&v, p, sizeof v); return v; }
 template <class T>
-T from_bits(typename Bits<T>::U u) {
-  T v;
-  std::memcpy(&v, &u, sizeof(T));
-  return v;
-}
-
+void store(void* p, T v) { std::memcpy(p, &v, sizeof v); }
 template <class T>
-T load_value(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-// out may sit at any byte offset (callers pass their buffers as they are).
-template <class T>
-void store_value(T* out, T v) {
-  std::memcpy(out, &v, sizeof(T));
-}
+typename Bits<T>::U bits_of(T v) { return load<typename Bits<T>::U>(&v); }
 
 // The top k bits of w (k in 0..width), the rest cut to 0.
 template <class U>
@@ -140,8 +124,8 @@ uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
     if (k > B::kWidth) return raw();
     bool ok = true;
     for (size_t i = 0; i < len && ok; ++i) {
-      w[i] = keep_top(to_bits(d[i]), k, B::kWidth);
-      ok = within(x[i], rebuild(mu, from_bits<T>(w[i])), eb);
+      w[i] = keep_top(bits_of(d[i]), k, B::kWidth);
+      ok = within(x[i], rebuild(mu, load<T>(&w[i])), eb);
     }
     if (ok) break;
   }
@@ -199,10 +183,10 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       continue;
     }
     if (tag > kRaw || static_cast<size_t>(end - p) < sizeof(T)) return false;
-    const T mu = load_value<T>(p);
+    const T mu = load<T>(p);
     p += sizeof(T);
     if (tag == kConstant) {
-      for (size_t j = 0; j < len; ++j) store_value(out + i + j, mu);
+      for (size_t j = 0; j < len; ++j) store(out + i + j, mu);
       continue;
     }
     const size_t lead_bytes = (len * B::kLeadBits + 7) / 8;
@@ -223,7 +207,7 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       for (unsigned b = lead; b < nbytes; ++b) w |= static_cast<U>(*p++) << (B::kWidth - 8 * (b + 1));
       // Bits past k must be 0, so that one stream has one meaning.
       if (keep_top(w, k, B::kWidth) != w) return false;
-      store_value(out + i + j, rebuild(mu, from_bits<T>(w)));
+      store(out + i + j, rebuild(mu, load<T>(&w)));
       prev = w;
     }
     // The padding bits after the last lead code must be 0 as well.

@@ -7,12 +7,7 @@
 // Encoder and decoder run the same scalar double operations in the same order (the
 // codec is compiled with -ffp-contract=off -fno-fast-math), so both compute bit-identical
 // predictions and reconstructions, on any x86-64 and for any thread count.
-//
-// A stage of the chunk kernels (kernels/common.h): the encoders are compiled per ISA and
-// reached through the Kernels table; the decoders (lpbyte.cc, lpbit.cc) are scalar and use
-// the generic_isa copy.
 #pragma once
-#include <cfloat>
 #include <cstddef>
 #include <cstdint>
 

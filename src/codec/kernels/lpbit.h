@@ -1,7 +1,6 @@
 // The lpbit encoder, a stage of the chunk kernels (kernels/common.h), and what its
 // (scalar) decoder in lpbit.cc shares with it; lpbit.cc describes the format.
 #pragma once
-#include <algorithm>
 #include <cstdint>
 
 #include "codec/kernels/lp.h"
@@ -140,9 +139,7 @@ size_t decide_avx2(const T* x, const lp::Lanes& lanes, double eb, int E, lp::His
     return _mm256_blendv_pd(y, ch.y, _mm256_castsi256_pd(hit));
   });
 }
-#endif
 
-#if defined(__AVX2__)
 // Pass 2 of the encoder over the steps in which all four lanes have a value: each entry's
 // bits and length computed for the four lanes at once, as write(i) would, then written in
 // lane order. A step with an escape, a long exponent code or a field over
