@@ -6,6 +6,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "coll/select.h"
 #include "common/comm.h"
@@ -53,6 +54,13 @@ inline bool bad_rooted_buffers(bool is_root, const void* root_buf, int root_coun
   const bool in_place = is_root && other_buf == MPI_IN_PLACE;
   return (is_root && (root_count < 0 || (root_count > 0 && !root_buf))) ||
          (!in_place && (other_count < 0 || (other_count > 0 && !other_buf)));
+}
+
+// count elements in p blocks whose sizes differ by at most one.
+inline std::vector<size_t> even_blocks(size_t count, size_t p) {
+  std::vector<size_t> counts(p);
+  for (size_t b = 0; b < p; ++b) counts[b] = count * (b + 1) / p - count * b / p;
+  return counts;
 }
 
 // Copies a rank's own data from a send layout to a receive layout. The same datatype

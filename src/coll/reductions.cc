@@ -76,13 +76,6 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
       plain);
 }
 
-// count elements in p blocks whose sizes differ by at most one.
-std::vector<size_t> even_blocks(size_t count, int p) {
-  std::vector<size_t> counts(p);
-  for (int b = 0; b < p; ++b) counts[b] = count * (b + 1) / p - count * b / p;
-  return counts;
-}
-
 }  // namespace
 }  // namespace zcoll::coll
 

@@ -22,10 +22,6 @@ void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout) 
   first_piece.assign(nb + 1, 0);
   block_src.assign(nb, nullptr);
   block_dst.assign(nb, nullptr);
-  piece_begin.clear();
-  piece_count.clear();
-  piece_block.clear();
-  slot.clear();
   size_t off = 0;
   for (size_t b = 0; b < nb; ++b) {
     block_begin[b + 1] = block_begin[b] + counts[b];
@@ -227,14 +223,14 @@ bool Transport::test_recv(Requests& reqs, size_t j, size_t* len) {
 }
 
 void Transport::wait_all(Requests& reqs) {
-  if (!reqs.empty() && MPI_Waitall(static_cast<int>(reqs.size()), reqs.req.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+  if (!reqs.req.empty() && MPI_Waitall(static_cast<int>(reqs.req.size()), reqs.req.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
     fail(ZCOLL_ERR_MPI);
   reqs.clear();
 }
 
 void Transport::poll(Requests& sends) {
   int done = 0;
-  if (!sends.empty()) MPI_Testall(static_cast<int>(sends.size()), sends.req.data(), &done, MPI_STATUSES_IGNORE);
+  if (!sends.req.empty()) MPI_Testall(static_cast<int>(sends.req.size()), sends.req.data(), &done, MPI_STATUSES_IGNORE);
 }
 
 // ---------------------------------------------------- block-level exchange

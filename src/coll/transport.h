@@ -47,8 +47,6 @@ struct Requests {
     req.clear();
     buf.clear();
   }
-  bool empty() const { return req.empty(); }
-  size_t size() const { return req.size(); }
 };
 
 // A block list to receive from, or send to, one peer (tree and Bruck schedules).
@@ -100,8 +98,8 @@ struct Transport {
     kStoredAndBlocks,  // stored, recv[2], send[2]
     kWholeVector,      // own, stored, and recv[2], send[2] spanning every piece
   };
-  // The communicator's codec settings with the absolute bound eb; blocks (counts[b]
-  // elements each, nblocks of them) and pieces; the arena's regions.
+  // Once per transport: the communicator's codec settings with the absolute bound eb;
+  // blocks (counts[b] elements each, nblocks of them) and pieces; the arena's regions.
   void plan(double eb, const size_t* counts, size_t nblocks, Layout layout);
   // Sets block_src / block_dst of block b (nullptr for none).
   void place(int b, const void* src, void* dst) {
@@ -117,14 +115,13 @@ struct Transport {
   // Byte offset of piece i inside a one-block region (recv/send sets).
   size_t block_slot(size_t i) const { return slot[i] - slot[first_piece[piece_block[i]]]; }
   uint8_t* stored_slot(size_t i) const { return stored + slot[i]; }
-  size_t offset_in_block(size_t i) const { return piece_begin[i] - block_begin[piece_block[i]]; }
   const void* piece_src(size_t i) const {
     const void* s = block_src[piece_block[i]];
-    return s ? at(s, offset_in_block(i), es) : nullptr;
+    return s ? at(s, piece_begin[i] - block_begin[piece_block[i]], es) : nullptr;
   }
   void* piece_dst(size_t i) const {
     void* d = block_dst[piece_block[i]];
-    return d ? at(d, offset_in_block(i), es) : nullptr;
+    return d ? at(d, piece_begin[i] - block_begin[piece_block[i]], es) : nullptr;
   }
   // Where piece i's values are on this rank (CPRP2P compresses them again to send them).
   const void* values_of(size_t i) const {

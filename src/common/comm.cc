@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -189,24 +190,19 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   }
   rc = agree(comm, rank, rc, &mine);
   if (rc) return rc;
-  zcoll_comm_s* c = new (std::nothrow) zcoll_comm_s;
+  std::unique_ptr<zcoll_comm_s> c(new (std::nothrow) zcoll_comm_s);
   if (!c) return ZCOLL_ERR_NO_MEMORY;  // as MPI_Comm_dup would after its own failure
   c->cfg = mine;
-  if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
-    delete c;
+  if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS || MPI_Comm_dup(c->comm, &c->p2p) != MPI_SUCCESS) {
+    if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
     return ZCOLL_ERR_MPI;
   }
   MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-  if (MPI_Comm_dup(c->comm, &c->p2p) != MPI_SUCCESS) {
-    MPI_Comm_free(&c->comm);
-    delete c;
-    return ZCOLL_ERR_MPI;
-  }
   MPI_Comm_set_errhandler(c->p2p, MPI_ERRORS_RETURN);
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
   c->debug_fail = debug_fail_code(c->rank);
-  *out = c;
+  *out = c.release();
   return ZCOLL_SUCCESS;
 }
 
