@@ -15,6 +15,7 @@ decompress and inspect also take a bare C stream (a 1-D array, or the stream's s
 """
 import ctypes
 import struct
+import threading
 
 import numpy as np
 
@@ -76,12 +77,13 @@ def _params(eb, mode, codec, threads, chunk_len=0):
     return p
 
 
-def compress(a, eb, mode="rel", codec="fzl", threads=0, *, shape_hint=True, chunk_len=0):
+def compress(a, eb, mode="rel", codec="fzl", threads=0, *, shape_hint=False, chunk_len=0):
     """Compresses a C-contiguous float32/float64 array so that every finite value comes back
     within eb (mode="abs") or eb x (max - min) (mode="rel"); NaN and Inf come back bit for bit.
 
     shape_hint: give the codec the array's last two or three extents for Lorenzo prediction
-    over them (see docs/python.md for what it gains). threads: OpenMP threads, 0 = default;
+    over them. Off by default: on the shipped fields it raised the ratio by 1-20% but
+    compressed 3-5x slower (docs/python.md has the table). threads: OpenMP threads, 0 = default;
     the bytes do not depend on it. The GIL is released while the C library works.
     Returns bytes that zcoll.decompress turns back into an array of the same dtype and shape.
     """
@@ -97,21 +99,31 @@ def compress(a, eb, mode="rel", codec="fzl", threads=0, *, shape_hint=True, chun
     cap = _lib.codec.zcoll_codec_bound(a.size, dtype)
     if cap == 0:
         raise ValueError(f"zcoll.compress: {a.size} elements are too many for one stream")
-    # The stream is written straight after the envelope in one buffer, which is then cut
-    # to length in place: no copy of the compressed bytes.
-    out = bytearray(len(head) + cap)
-    out[:len(head)] = head
-    dst = (ctypes.c_char * cap).from_buffer(out, len(head))
+    scratch = _scratch(len(head) + cap)
+    scratch[:len(head)] = np.frombuffer(head, dtype=np.uint8)
     size = ctypes.c_size_t()
     rc = _lib.codec.zcoll_compress(ctypes.byref(p), dtype, a.ctypes.data, a.size,
-                                   ctypes.addressof(dst), cap, ctypes.byref(size), None)
-    del dst
+                                   scratch.ctypes.data + len(head), cap, ctypes.byref(size), None)
     _lib.check(rc, "zcoll.compress")
-    del out[len(head) + size.value:]
-    return bytes(out) if _RETURN_BYTES else out
+    return scratch[:len(head) + size.value].tobytes()
 
 
-_RETURN_BYTES = True
+# Compression writes into a per-thread buffer that is kept between calls, and the result
+# is copied out. Fresh memory costs a page fault per page touched, and the codec touches
+# up to the whole bound: on a 64 MiB array that made a fresh output buffer 1.5-2x slower
+# than the C call, while the copy of the compressed bytes costs a few percent
+# (python/bench/bench_compress.py). Buffers above _SCRATCH_KEEP are not kept.
+_SCRATCH_KEEP = 256 << 20
+_tls = threading.local()
+
+
+def _scratch(nbytes):
+    buf = getattr(_tls, "buf", None)
+    if buf is not None and buf.size >= nbytes:
+        return buf
+    buf = np.empty(nbytes, dtype=np.uint8)
+    _tls.buf = buf if nbytes <= _SCRATCH_KEEP else None
+    return buf
 
 
 def _split(buf):
