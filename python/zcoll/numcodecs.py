@@ -52,3 +52,20 @@ class Fzl(Codec):
 
 
 register_codec(Fzl)
+
+
+# Zarr format 3 arrays take codecs of zarr's own kind. Fzl needs the chunk as an array (its
+# dtype), so it is an array-to-bytes codec: the `serializer` of create_array. Built the way
+# zarr.codecs.numcodecs builds its ZFPY (Zarr >= 3.1.3), and registered under
+# "numcodecs.zcoll_fzl", the name such arrays record.
+try:
+    from zarr.codecs.numcodecs._codecs import _NumcodecsArrayBytesCodec
+    from zarr.registry import register_codec as _zarr_register_codec
+except ImportError:  # no zarr, or a zarr before 3.1.3: format-2 arrays still work
+    FzlZarr3 = None
+else:
+    class FzlZarr3(_NumcodecsArrayBytesCodec, codec_name="zcoll_fzl"):
+        """zcoll's fzl as the serializer of a Zarr format 3 array:
+        zarr.create_array(..., serializer=FzlZarr3(eb=1e-4, mode="rel"), compressors=None)."""
+
+    _zarr_register_codec(FzlZarr3.codec_name, FzlZarr3)
