@@ -86,12 +86,12 @@ class _Buf:
             if not isinstance(obj, np.ndarray):
                 datatype = MPI.BYTE
             else:
-                try:
-                    from mpi4py.util.dtlib import from_numpy_dtype
-                    datatype = from_numpy_dtype(arr.dtype)
-                except (ValueError, KeyError, TypeError):
-                    raise TypeError(f"{what}: no MPI datatype for numpy dtype {arr.dtype}; "
-                                    f"pass [buf, datatype]") from None
+                # The predefined type (MPI_FLOAT for float32...): zcoll compresses only those,
+                # and reductions need them (mpi4py.util.dtlib makes derived duplicates).
+                datatype = MPI._typedict.get(arr.dtype.char) if arr.dtype.isnative else None
+                if datatype is None:
+                    raise TypeError(f"{what}: no predefined MPI datatype for numpy dtype "
+                                    f"{arr.dtype}; pass [buf, datatype]")
         if count is None:
             extent = datatype.Get_extent()[1]
             if extent <= 0 or arr.nbytes % extent:
