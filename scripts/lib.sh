@@ -143,7 +143,7 @@ zpy_install() {
     --no-deps "$ZCOLL_PY_CACHE/wheels/$mpi"/mpi4py-"$ZCOLL_MPI4PY_VERSION"-*.whl || return 1
   local want=MPICH lib
   [ "$mpi" = openmpi ] && want="Open MPI"
-  lib="$("$venv/bin/python" -c 'from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0])')"
+  lib="$("$venv/bin/python" -c 'from mpi4py import MPI; print(MPI.Get_library_version().replace(chr(0), "").splitlines()[0])')"
   case "$lib" in
     *"$want"*) zlog "mpi4py in venv-$mpi: $lib" ;;
     *) zlog "mpi4py in venv-$mpi runs '$lib', not $want: remove $ZCOLL_PY_CACHE/wheels/$mpi"; return 1 ;;

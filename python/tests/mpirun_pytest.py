@@ -11,7 +11,7 @@ from mpi4py import MPI
 import pytest
 
 rank = MPI.COMM_WORLD.Get_rank()
-args = sys.argv[1:] + ["-p", "no:cacheprovider"]
+args = sys.argv[1:] + ["-p", "no:cacheprovider", "--color=no"]
 if rank == 0:
     rc = pytest.main(args)
 else:
