@@ -23,6 +23,8 @@ def __getattr__(name):
     # Comm is imported on first use so that a codec-only install and codec users never
     # load MPI or need mpi4py.
     if name == "Comm":
+        from ._lib import mpi_lib
+        mpi_lib()  # a codec-only build raises ImportError here, saying how to get MPI
         from .mpi import Comm
         return Comm
     raise AttributeError(f"module 'zcoll' has no attribute {name!r}")
