@@ -125,9 +125,9 @@ def mpi_lib():
         return _mpi
     if not _build_config.HAVE_MPI:
         raise ImportError(
-            "this zcoll was built without MPI, so it has the codec only; reinstall it with "
-            "MPI available, e.g. MPICC=mpicc pip install --no-binary zcoll ., using the "
-            "mpicc of the MPI your mpi4py was built with")
+            "this zcoll was built without MPI, so it has the codec only; reinstall it from "
+            "its source with MPICC set to the mpicc of the MPI your mpi4py uses "
+            "(mpi4py.get_config()['mpicc']), e.g. MPICC=mpicc.mpich pip install .")
     lib = _load("zcoll_mpi4py")
     zl = _load("zcoll")
     for name in ("zcoll_strerror", "zcoll_error_detail"):
