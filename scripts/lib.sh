@@ -140,7 +140,7 @@ zpy_install() {
   local mpi="$1" venv="$ZCOLL_PY_CACHE/venv-$1"
   zpy_venv "$mpi" && zpy_mpi4py_wheel "$mpi" || return 1
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --force-reinstall \
-    --no-deps "$ZCOLL_PY_CACHE/wheels/$mpi"/mpi4py-"$ZCOLL_MPI4PY_VERSION"-*.whl || return 1
+    --no-deps "$ZCOLL_PY_CACHE/wheels/$mpi/mpi4py-$ZCOLL_MPI4PY_VERSION"-*.whl || return 1
   local want=MPICH lib
   [ "$mpi" = openmpi ] && want="Open MPI"
   lib="$("$venv/bin/python" -c 'from mpi4py import MPI; print(MPI.Get_library_version().replace(chr(0), "").splitlines()[0])')"
