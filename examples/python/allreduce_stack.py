@@ -20,8 +20,7 @@ maps = np.fromfile(os.path.join(os.path.dirname(__file__), "..", "..", "data", "
 pad = ((0, args.side - 192), (0, args.side - 288))
 stack = sum(np.pad(maps[i], pad, mode="symmetric") for i in range(rank, 10, size)).astype(np.float32)
 
-# threads=1: ranks share the cores here; OpenMP's default (all cores per rank) oversubscribes them.
-with zcoll.Comm(comm, eb=args.eb, mode="rel", bound_target="result", threads=1) as zc:
+with zcoll.Comm(comm, eb=args.eb, mode="rel", bound_target="result") as zc:
     times = {}
     for name, call in (("MPI", lambda out: comm.Allreduce(stack, out, op=MPI.SUM)),
                        ("zcoll", lambda out: zc.Allreduce(stack, out, op=MPI.SUM))):

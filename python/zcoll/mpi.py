@@ -52,6 +52,23 @@ def _pick(table, value, what):
         raise ValueError(f"{what} must be one of {', '.join(table)}, not {value!r}") from None
 
 
+def _threads_per_rank(comm):
+    """The cores this process may use, shared among the ranks of comm on its node.
+    OpenMP's default gives every rank all of them: with two ranks on two cores a 64 MiB
+    allreduce ran 25x slower that way (examples/python/allreduce_stack.py)."""
+    import os
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    try:
+        local = node.Get_size()
+    finally:
+        node.Free()
+    return max(1, cores // local)
+
+
 class _Buf:
     """One buffer argument resolved to (address, element count, MPI datatype)."""
     __slots__ = ("addr", "count", "datatype", "keep")
@@ -108,14 +125,15 @@ class Comm:
     """A zcoll communicator over an mpi4py communicator (collective: every rank of comm calls it
     with the same settings; zcoll checks that they agree).
 
-    eb, mode ("rel" | "abs"), codec ("fzl", "lpbyte", "lpbit", "szx"), threads (0 = OpenMP
-    default), chunk_len, min_bytes (smaller messages per rank go through plain MPI),
+    eb, mode ("rel" | "abs"), codec ("fzl", "lpbyte", "lpbit", "szx"), threads (codec threads
+    per rank; None = this process's cores divided among the ranks on its node; 0 = OpenMP's
+    default, all cores in every rank), chunk_len, min_bytes (smaller messages per rank go through plain MPI),
     algorithm ("auto", "mpi", "cprp2p", ...), algorithms ({"allreduce": "ring", ...}),
     reduction ("auto", "homomorphic", "doc"), bound_target ("input" | "result").
     Free() it (collective) when done, or use it as a context manager.
     """
 
-    def __init__(self, comm, eb=1e-4, mode="rel", codec="fzl", *, threads=0, chunk_len=0,
+    def __init__(self, comm, eb=1e-4, mode="rel", codec="fzl", *, threads=None, chunk_len=0,
                  min_bytes=None, algorithm="auto", algorithms=None, reduction="auto",
                  bound_target="input"):
         if not isinstance(comm, MPI.Comm):
@@ -125,6 +143,8 @@ class Comm:
         self._lib, self._zl = _lib.mpi_lib()
         _check_same_mpi(self._lib)
         from .codec import _params
+        if threads is None:
+            threads = _threads_per_rank(comm)
         cfg = _lib.Config()
         self._zl.zcoll_config_init(ctypes.byref(cfg))
         cfg.codec = _params(eb, mode, codec, threads, chunk_len)
