@@ -55,7 +55,7 @@ def _pick(table, value, what):
 def _threads_per_rank(comm):
     """The cores this process may use, shared among the ranks of comm on its node.
     OpenMP's default gives every rank all of them: with two ranks on two cores a 64 MiB
-    allreduce ran 25x slower that way (examples/python/allreduce_stack.py)."""
+    allreduce ran 14x slower that way (docs/python.md)."""
     import os
     try:
         cores = len(os.sched_getaffinity(0))
