@@ -167,6 +167,8 @@ python_pkg() {
       (cd python/tests && timeout 300 "mpiexec.$mpi" -n "$n" "$venv/bin/python" mpirun_pytest.py \
          -q test_mpi.py) || rc=1
     done
+    # The README's example stays runnable (it checks the bound itself).
+    timeout 120 "mpiexec.$mpi" -n 2 "$venv/bin/python" examples/python/allreduce_stack.py --side 512 || rc=1
   done
   # A codec-only wheel (no MPI found) still compresses, and zcoll.Comm says why it cannot.
   venv="$ZCOLL_PY_CACHE/venv-${mpis[0]}"
