@@ -13,7 +13,6 @@ Each call is timed between barriers; reported: the median over --iters of the sl
 rank's time, as zcoll-bench coll does.
 """
 import argparse
-import ctypes
 import time
 
 import numpy as np

@@ -5,7 +5,6 @@ import warnings
 import numpy as np
 import pytest
 
-import zcoll
 
 numcodecs = pytest.importorskip("numcodecs")
 from zcoll.numcodecs import Fzl, FzlZarr3  # noqa: E402
