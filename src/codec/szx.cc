@@ -34,27 +34,19 @@ namespace {
 constexpr size_t kSzxBlock = 128;
 enum : uint8_t { kConstant = 0, kTruncated = 1, kRaw = 2 };
 
+// What the blocks need of T's IEEE layout.
 template <class T>
-struct Bits;
+struct Layout;
 template <>
-struct Bits<float> {
+struct Layout<float> {
   using U = uint32_t;
   static constexpr unsigned kWidth = 32, kExponent = 8, kMantissa = 23, kLeadBits = 2;
 };
 template <>
-struct Bits<double> {
+struct Layout<double> {
   using U = uint64_t;
   static constexpr unsigned kWidth = 64, kExponent = 11, kMantissa = 52, kLeadBits = 3;
 };
-
-// Values at any byte offset (callers pass their buffers as they are), a value's bits, and
-// the value of bits (load<T>(&u)).
-template <class T>
-T load(const void* p) { T v; std::memcpy(&v, p, sizeof v); return v; }
-template <class T>
-void store(void* p, T v) { std::memcpy(p, &v, sizeof v); }
-template <class T>
-typename Bits<T>::U bits_of(T v) { return load<typename Bits<T>::U>(&v); }
 
 // The top k bits of w (k in 0..width), the rest cut to 0.
 template <class U>
@@ -84,7 +76,7 @@ int mantissa_bits_needed(double radius, double eb, int max_bits) {
 // Encodes one block of len values at p; returns the end. p has room for a raw block.
 template <class T>
 uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
-  using B = Bits<T>;
+  using B = Layout<T>;
   using U = typename B::U;
   // x may sit at any byte offset (callers pass their buffers as they are).
   T x[kSzxBlock];
@@ -168,7 +160,7 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
 template <class T>
 bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size_t n, size_t /*begin*/,
             const ChunkGeometry& /*g*/, ChunkScratch& /*s*/, T* out) {
-  using B = Bits<T>;
+  using B = Layout<T>;
   using U = typename B::U;
   const uint8_t* p = in;
   const uint8_t* const end = in + bytes;

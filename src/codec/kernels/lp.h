@@ -15,20 +15,6 @@
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lp {
 
-// Callers may pass buffers at any byte offset: element access through memcpy.
-template <class T>
-inline T load(const void* p) { T v; std::memcpy(&v, p, sizeof v); return v; }
-template <class T>
-inline void store(void* p, T v) { std::memcpy(p, &v, sizeof v); }
-
-template <class T>
-using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-
-template <class T>
-inline Bits<T> bits_of(T v) {
-  return load<Bits<T>>(&v);
-}
-
 // The guarantee, evaluated exactly as stated: |x - y| <= eb in double, y already in the
 // element type. False for NaN, and for any non-finite y when x is finite.
 template <class T>
