@@ -59,11 +59,6 @@ T rebuild(T mu, T d) {
   return static_cast<T>(static_cast<double>(mu) + static_cast<double>(d));
 }
 
-template <class T>
-bool within(T x, T y, double eb) {
-  return std::fabs(static_cast<double>(x) - static_cast<double>(y)) <= eb;
-}
-
 // Mantissa bits that the block's residuals need for a cut below eb: a residual below
 // 2^(e+1) cut to m mantissa bits loses less than 2^(e - m), and eb >= 2^ilogb(eb). The
 // rounding of mu + d' can still push a value out; the encoder then keeps one more bit.

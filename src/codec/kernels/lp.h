@@ -15,13 +15,6 @@
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lp {
 
-// The guarantee, evaluated exactly as stated: |x - y| <= eb in double, y already in the
-// element type. False for NaN, and for any non-finite y when x is finite.
-template <class T>
-inline bool within(T x, T y, double eb) {
-  return std::fabs(static_cast<double>(x) - static_cast<double>(y)) <= eb;
-}
-
 // floor(log2(v)) for a positive finite v (subnormals included).
 inline int floor_log2(double v) {
   int e;

@@ -82,7 +82,7 @@ inline uint64_t decide(T xi, lp::History& h, double eb, int E) {
   const uint64_t t = (rb & kMantMask) >> (52 - mc);
   const T cand = static_cast<T>(p[1] + residual(rb >> 63, static_cast<int>(field) - 1023, t, mc));
   const bool usable = (field != 0) & (field != 0x7ff) & (c >= 0) & (m <= static_cast<int>(max_kept<T>())) &
-                      lp::within(xi, cand, eb);
+                      within(xi, cand, eb);
   const uint64_t hit = uint64_t{0} - static_cast<uint64_t>(ch.hit());
   const uint64_t miss = ~hit & (uint64_t{0} - static_cast<uint64_t>(usable));
   const uint64_t esc = ~hit & ~miss;
