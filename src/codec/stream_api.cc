@@ -1,5 +1,6 @@
 // The codec's C API: argument checks, exception barrier, and handle lifetimes.
 #include <cstring>
+#include <memory>
 #include <type_traits>
 
 #include "codec/stream.h"
@@ -127,14 +128,10 @@ int zcoll_writer_begin(const zcoll_codec_params* params, zcoll_dtype dtype, cons
   *writer = nullptr;
   return guarded([&]() -> int {
     Plan plan;
-    int rc = zcoll::codec::make_plan(params, passed_value(dtype), in, count, &plan);
-    if (rc) return rc;
-    auto* w = new zcoll_writer;
-    if ((rc = w->w.begin(plan, in, out, out_cap))) {
-      delete w;
-      return rc;
-    }
-    *writer = w;
+    if (const int rc = zcoll::codec::make_plan(params, passed_value(dtype), in, count, &plan)) return rc;
+    std::unique_ptr<zcoll_writer> w(new zcoll_writer);
+    if (const int rc = w->w.begin(plan, in, out, out_cap)) return rc;
+    *writer = w.release();
     return ZCOLL_SUCCESS;
   });
 }
@@ -167,14 +164,10 @@ int zcoll_reader_open(const void* in, size_t in_size, zcoll_reader** reader) {
   if (!reader) return ZCOLL_ERR_ARG;
   *reader = nullptr;
   return guarded([&]() -> int {
-    auto* r = new zcoll_reader;
-    const int rc = r->r.open(in, in_size);
-    if (rc) {
-      delete r;
-      return rc;
-    }
+    std::unique_ptr<zcoll_reader> r(new zcoll_reader);
+    if (const int rc = r->r.open(in, in_size)) return rc;
     fill_info(r->r, &r->info);
-    *reader = r;
+    *reader = r.release();
     return ZCOLL_SUCCESS;
   });
 }
