@@ -342,10 +342,8 @@ int Writer::next(bool* done) {
 }
 
 int Writer::finish(size_t* out_size) {
-  bool done = next_ == plan_.nchunks;
-  while (!done) {
-    if (const int rc = next(&done)) return rc;
-  }
+  while (next_ < plan_.nchunks)
+    if (const int rc = next(nullptr)) return rc;
   seal_header(plan_, out_);
   *out_size = pos_;
   return ZCOLL_SUCCESS;

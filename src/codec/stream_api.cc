@@ -149,12 +149,9 @@ int zcoll_writer_next(zcoll_writer* writer, int* done) {
 }
 
 int zcoll_writer_finish(zcoll_writer** writer, size_t* out_size) {
-  if (!writer || !*writer || !out_size) {
-    if (writer) zcoll_writer_abort(writer);
-    return ZCOLL_ERR_ARG;
-  }
-  const int rc = guarded([&] { return (*writer)->w.finish(out_size); });
-  zcoll_writer_abort(writer);
+  int rc = ZCOLL_ERR_ARG;
+  if (writer && *writer && out_size) rc = guarded([&] { return (*writer)->w.finish(out_size); });
+  zcoll_writer_abort(writer);  // whatever the outcome (zcoll.h); writer may be null
   return rc;
 }
 
