@@ -7,10 +7,7 @@
 #include "common/error_detail.h"
 #include "zcoll.h"
 
-using zcoll::codec::Plan;
-using zcoll::codec::Reader;
-using zcoll::codec::Writer;
-using zcoll::guarded;
+using zcoll::guarded, zcoll::codec::Plan, zcoll::codec::Reader, zcoll::codec::Writer;
 
 struct zcoll_writer {
   Writer w;
