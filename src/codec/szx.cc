@@ -24,6 +24,7 @@
 // bit for bit on every platform with IEEE double (contraction is off for the codec).
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
@@ -34,18 +35,13 @@ namespace {
 constexpr size_t kSzxBlock = 128;
 enum : uint8_t { kConstant = 0, kTruncated = 1, kRaw = 2 };
 
-// What the blocks need of T's IEEE layout.
+// What the blocks need of T's IEEE layout (float: 8 exponent and 23 mantissa bits,
+// double: 11 and 52); a lead code counts up to 3 (float) or 7 (double) equal bytes.
 template <class T>
-struct Layout;
-template <>
-struct Layout<float> {
-  using U = uint32_t;
-  static constexpr unsigned kWidth = 32, kExponent = 8, kMantissa = 23, kLeadBits = 2;
-};
-template <>
-struct Layout<double> {
-  using U = uint64_t;
-  static constexpr unsigned kWidth = 64, kExponent = 11, kMantissa = 52, kLeadBits = 3;
+struct Layout {
+  using U = Bits<T>;
+  static constexpr unsigned kWidth = 8 * sizeof(T), kMantissa = std::numeric_limits<T>::digits - 1;
+  static constexpr unsigned kExponent = kWidth - 1 - kMantissa, kLeadBits = sizeof(T) == 4 ? 2 : 3;
 };
 
 // The top k bits of w (k in 0..width), the rest cut to 0.
