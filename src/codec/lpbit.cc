@@ -42,7 +42,7 @@
 // themselves (the paper's scheme) and 1.0-1.9x that of cutting value minus chunk
 // minimum; the residual from p0 was up to 23% lower (nyx) and never more than 0.3%
 // higher, from p2 within -7%..+5%.
-#include <cmath>
+#include <cstring>
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"

@@ -31,8 +31,6 @@
 // for double, one byte per value). Other splits of the code space measured (four
 // predictors x +-31 bins, p0 and p1 x +-63, p1 and p2 x +-63, p1 alone x +-127) were lower
 // or, for p1 alone, within 1% of this and without the paper's codes.
-#include <cmath>
-
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
 // The scalar decoder shares the encoder stage's format, from its generic (no ISA flags) copy.
