@@ -8,9 +8,6 @@
 // codec is compiled with -ffp-contract=off -fno-fast-math), so both compute bit-identical
 // predictions and reconstructions, on any x86-64 and for any thread count.
 #pragma once
-#include <cstddef>
-#include <cstdint>
-
 #include "codec/kernels/common.h"
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lp {

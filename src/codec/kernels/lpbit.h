@@ -1,8 +1,6 @@
 // The lpbit encoder, a stage of the chunk kernels (kernels/common.h), and what its
 // (scalar) decoder in lpbit.cc shares with it; lpbit.cc describes the format.
 #pragma once
-#include <cstdint>
-
 #include "codec/kernels/lp.h"
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lpbit {
