@@ -3,6 +3,7 @@
 // engine around it (stream.h) do not depend on how a chunk is encoded; the header's codec
 // byte (a zcoll_codec_id) selects one of kCodecs below for every chunk of the stream.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,6 +42,14 @@ struct ChunkGeometry {
   int ndims = 1;                       // 1, 2 or 3
   size_t extent[3] = {0, 0, 0};        // dims, slowest first
 };
+
+// The guarantee of the codecs that check it per value (lpbyte, lpbit, szx), evaluated
+// exactly as stated: |x - y| <= eb in double, y already in the element type. False for
+// NaN, and for any non-finite y when x is finite.
+template <class T>
+inline bool within(T x, T y, double eb) {
+  return std::fabs(static_cast<double>(x) - static_cast<double>(y)) <= eb;
+}
 
 // Encode n values (global offset `begin` in the array) into out, which has room for the
 // codec's worst(n, sizeof(T)) bytes. Returns the bytes written; the engine stores the chunk

@@ -26,8 +26,7 @@ const Kernels& select_kernels() {
 }  // namespace zcoll::fzl
 
 namespace zcoll::codec {
-using fzl::Kernels;
-using fzl::Selected;
+using fzl::Kernels, fzl::Selected;
 const ChunkCodec kFzlChunkCodec{true, 0, fzl::encoded_chunk_worst, Selected<&Kernels::encode_f32>::call,
                                 Selected<&Kernels::encode_f64>::call, Selected<&Kernels::decode_f32>::call,
                                 Selected<&Kernels::decode_f64>::call};

@@ -29,6 +29,7 @@ namespace zcoll::fzl {
 // The kernels are compiled inside this namespace and use these by their short names.
 using codec::ChunkGeometry, codec::ChunkRef, codec::ChunkScratch;
 using codec::kCombineMax, codec::kCombineMin, codec::kCombineSum;
+using codec::Bits, codec::bits_of, codec::load, codec::store, codec::within;
 using codec::load_u32, codec::load_u64, codec::store_u32, codec::store_u64;
 
 inline constexpr unsigned kBlock = 32;

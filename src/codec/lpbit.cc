@@ -42,7 +42,7 @@
 // themselves (the paper's scheme) and 1.0-1.9x that of cutting value minus chunk
 // minimum; the residual from p0 was up to 23% lower (nyx) and never more than 0.3%
 // higher, from p2 within -7%..+5%.
-#include <cmath>
+#include <cstring>
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
@@ -114,8 +114,8 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
     if ((head == 0) & ((c == escape) | (m > max_kept<T>()) | (2 + w + m > 57) | (field < 1) | (field > 2046))) {
       br.pos += 1 + w;
       if (c == escape && br.get(1) == 0) {
-        const lp::Bits<T> b = static_cast<lp::Bits<T>>(br.get_wide(8 * sizeof(T)));
-        y = lp::load<T>(&b);
+        const Bits<T> b = static_cast<Bits<T>>(br.get_wide(8 * sizeof(T)));
+        y = load<T>(&b);
       } else {
         const unsigned c6 = c == escape ? static_cast<unsigned>(br.get(6)) : static_cast<unsigned>(c);
         const unsigned m6 = kept_bits(c6);
@@ -133,15 +133,15 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       const T yh = static_cast<T>(p[(win >> 1) & 3]);
       const T ym = static_cast<T>(p[1] + residual(sign, field - 1023, t, mc));
       const uint64_t hm = uint64_t{0} - head;
-      const lp::Bits<T> yb = static_cast<lp::Bits<T>>((lp::bits_of(yh) & hm) | (lp::bits_of(ym) & ~hm));
-      y = lp::load<T>(&yb);
+      const Bits<T> yb = static_cast<Bits<T>>((bits_of(yh) & hm) | (bits_of(ym) & ~hm));
+      y = load<T>(&yb);
       br.pos += head ? 3 : 2 + w + m;
     }
     if (br.pos > total || br.over) {
       bad = true;
       return;
     }
-    lp::store(out + i, y);
+    store(out + i, y);
     h[l].push(y);
   });
   if (bad) return false;

@@ -31,8 +31,6 @@
 // for double, one byte per value). Other splits of the code space measured (four
 // predictors x +-31 bins, p0 and p1 x +-63, p1 and p2 x +-63, p1 alone x +-127) were lower
 // or, for p1 alone, within 1% of this and without the paper's codes.
-#include <cmath>
-
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
 // The scalar decoder shares the encoder stage's format, from its generic (no ISA flags) copy.
@@ -64,11 +62,11 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
     const double k = c < kFirstCorrection || c >= kInvalid ? 0.0 : code_correction(c);
     const T yc = k == 0 ? static_cast<T>(pred) : corrected<T>(pred, k, twoeb);
     const bool miss = c == kMiss, avail = vals < vals_end;
-    const T yv = lp::load<T>(avail ? static_cast<const void*>(vals) : static_cast<const void*>(&zero));
+    const T yv = load<T>(avail ? static_cast<const void*>(vals) : static_cast<const void*>(&zero));
     bad |= c == kInvalid || (miss && !avail);
     vals += miss && avail ? sizeof(T) : 0;
     const T y = miss ? yv : yc;
-    lp::store(out + i, y);
+    store(out + i, y);
     h[l].push(y);
   });
   return !bad && vals == vals_end;

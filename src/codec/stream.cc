@@ -137,7 +137,7 @@ void write_header(const Plan& plan, uint8_t* out) {
   out[at::kDtype] = static_cast<uint8_t>(plan.dtype);
   out[at::kNdims] = static_cast<uint8_t>(plan.ndims);
   store_u64(out + at::kCount, plan.count);
-  std::memcpy(out + at::kEb, &plan.geom.eb, 8);
+  store(out + at::kEb, plan.geom.eb);
   store_u32(out + at::kChunkLen, static_cast<uint32_t>(plan.chunk_len));
   store_u32(out + at::kNchunks, static_cast<uint32_t>(plan.nchunks));
   for (int d = 0; d < 3; ++d) store_u64(out + at::kDims + 8 * d, plan.dims[d]);
@@ -342,10 +342,8 @@ int Writer::next(bool* done) {
 }
 
 int Writer::finish(size_t* out_size) {
-  bool done = next_ == plan_.nchunks;
-  while (!done) {
-    if (const int rc = next(&done)) return rc;
-  }
+  while (next_ < plan_.nchunks)
+    if (const int rc = next(nullptr)) return rc;
   seal_header(plan_, out_);
   *out_size = pos_;
   return ZCOLL_SUCCESS;
@@ -359,8 +357,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   namespace at = header_offset;
   if (in_size < kHeaderBytes || std::memcmp(in + at::kMagic, kMagic, 4) != 0) return ZCOLL_ERR_CORRUPT;
   if (in[at::kVersion] != kFormatVersion) return ZCOLL_ERR_VERSION;
-  double eb;
-  std::memcpy(&eb, in + at::kEb, sizeof eb);
+  const double eb = load<double>(in + at::kEb);
   Plan pl;
   const uint8_t codec = in[at::kCodec], dtype = in[at::kDtype], ndims = in[at::kNdims];
   pl.count = load_u64(in + at::kCount);

@@ -3,6 +3,7 @@
 // the container of container.h; and the homomorphic combination of fzl streams. The C
 // API in stream_api.cc and the collectives (src/coll) use it.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -28,10 +29,7 @@ struct Plan {
   size_t entry_offset(size_t k) const { return kHeaderBytes + k * kIndexEntryBytes; }
   size_t data_offset() const { return kHeaderBytes + nchunks * kIndexEntryBytes; }
   size_t chunk_begin(size_t k) const { return k * chunk_len; }
-  size_t chunk_values(size_t k) const {
-    const size_t b = chunk_begin(k);
-    return count - b < chunk_len ? count - b : chunk_len;
-  }
+  size_t chunk_values(size_t k) const { return std::min(count - chunk_begin(k), chunk_len); }
 };
 
 // Entry points that take a dtype from a caller take it as an int (a zcoll_dtype value, or
@@ -84,7 +82,6 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
 int decompress(const void* in, size_t in_size, int dtype, void* out, size_t count, int threads);
 size_t compress_bound(size_t count, int dtype);
 // Homomorphic combination of two streams (zcoll_combine); op is a CombineOp.
-// ZCOLL_ERR_CODEC unless both are fzl streams.
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads);
 // op(values, b) without compressing values first (zcoll_combine_values).

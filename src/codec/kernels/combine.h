@@ -161,14 +161,14 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
     // Values at exact positions first, while qa still holds a's integers.
     for (uint32_t e = m; e; e &= e - 1) {
       const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
-      const T a = (ma >> k) & 1u ? load_elem(va + k) : dequantize_value<T>(qa[k], twoeb);
-      const T b = (mb >> k) & 1u ? load_elem(vb + k) : dequantize_value<T>(qb[k], twoeb);
-      store_elem(va + k, static_cast<T>(a + b));
+      const T a = (ma >> k) & 1u ? load<T>(va + k) : dequantize_value<T>(qa[k], twoeb);
+      const T b = (mb >> k) & 1u ? load<T>(vb + k) : dequantize_value<T>(qb[k], twoeb);
+      store(va + k, static_cast<T>(a + b));
     }
     const uint32_t over = add_block(qa, qb, len) & ~m;
     for (uint32_t e = over; e; e &= e - 1) {
       const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
-      store_elem(va + k, dequantize_value<T>(qa[k], twoeb));  // the exact int32 sum, rounded once
+      store(va + k, dequantize_value<T>(qa[k], twoeb));  // the exact int32 sum, rounded once
     }
     return m | over;
   }
@@ -180,8 +180,8 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
   for (uint32_t e = m; e; e &= e - 1) {
     const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
     const bool ea = (ma >> k) & 1u, eb = (mb >> k) & 1u;
-    const T a = ea ? load_elem(va + k) : dequantize_value<T>(qa[k], twoeb);
-    const T b = eb ? load_elem(vb + k) : dequantize_value<T>(qb[k], twoeb);
+    const T a = ea ? load<T>(va + k) : dequantize_value<T>(qa[k], twoeb);
+    const T b = eb ? load<T>(vb + k) : dequantize_value<T>(qb[k], twoeb);
     bool take_b;
     if (a != a || b != b) take_b = a == a;  // NaN wins
     else if (a == b) take_b = ea && !eb;
@@ -189,7 +189,7 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
     const bool win_exact = take_b ? eb : ea;
     if (win_exact) {
       keep_exact |= 1u << k;
-      store_elem(va + k, take_b ? b : a);
+      store(va + k, take_b ? b : a);
     } else {
       qwin[k] = take_b ? qb[k] : qa[k];
     }
@@ -314,7 +314,7 @@ size_t combine_decoded(int op, size_t n, size_t begin, const ChunkGeometry& g, C
   if (*raw) {
     for (size_t i = 0; i < n; ++i) {
       const bool ex = (s.exact[i / kBlock] >> (i % kBlock)) & 1u;
-      store_elem(reinterpret_cast<T*>(out) + i, ex ? load_elem(va + i) : dequantize_value<T>(q[i], g.twoeb));
+      store(reinterpret_cast<T*>(out) + i, ex ? load<T>(va + i) : dequantize_value<T>(q[i], g.twoeb));
     }
     bytes = n * sizeof(T);
   }
@@ -397,7 +397,7 @@ size_t fold_chunk_1d(int op, const T* x, const ChunkRef& b, size_t n, const Chun
     rebuild_block(rb, len, bb.alt, bb.b, qb1, db1, g, qb);
     copy_exact(bb.exact, bb.exact_src, vb);
     const uint32_t ma = quantize_block(x + i, len, g, q + i);
-    for (uint32_t e = ma; e; e &= e - 1) va[__builtin_ctz(e)] = load_elem(x + i + __builtin_ctz(e));
+    for (uint32_t e = ma; e; e &= e - 1) va[__builtin_ctz(e)] = load<T>(x + i + __builtin_ctz(e));
     const uint32_t m = combine_block(op, q + i, qb, ma, bb.exact, va, vb, len, g.twoeb);
     if (m) fill_block_placeholders(q, i, m);
     p = encode_block_1d(q + i, len, m, va, p);

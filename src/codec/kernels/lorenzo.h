@@ -145,7 +145,7 @@ inline void rebuild_block_scalar(const int32_t* rb, unsigned len, bool alt, uint
     }
     q1 += d1;
     if constexpr (std::is_same<Out, int32_t>::value) out[k] = static_cast<int32_t>(q1);
-    else store_elem(out + k, dequantize_value<Out>(static_cast<int32_t>(q1), geo.twoeb));
+    else store(out + k, dequantize_value<Out>(static_cast<int32_t>(q1), geo.twoeb));
   }
 }
 

@@ -60,7 +60,7 @@ inline uint32_t quantize_block_scalar(const T* x, unsigned len, const ChunkGeome
   uint32_t mask = 0;
   for (unsigned k = 0; k < len; ++k) {
     int32_t qk = 0;
-    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
+    if (!quantize_value(load<T>(x + k), g, qk)) mask |= 1u << k;
     q[k] = qk;
   }
   return mask;

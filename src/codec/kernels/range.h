@@ -88,7 +88,7 @@ void finite_range(const T* x, size_t n, double* lo, double* hi) {
   fold_lanes(vmn, vmx, mn, mx);
 #endif
   for (; i < n; ++i) {  // the rest, skipping NaN and infinities
-    const T v = load_elem(x + i);
+    const T v = load<T>(x + i);
     if (std::isfinite(v)) {
       mn = v < mn ? v : mn;
       mx = v > mx ? v : mx;
