@@ -13,7 +13,8 @@ znproc() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2;
 # gfortran: the drop-in layer's Fortran test (tests/pmpi).
 ZCOLL_APT_BUILD=(build-essential cmake pkg-config libmpich-dev mpich libopenmpi-dev openmpi-bin libgtest-dev gfortran)
 ZCOLL_APT_FUZZ=(clang libclang-rt-14-dev libomp-dev)
-ZCOLL_APT_PYTHON=(python3 python3-venv python3-pip)
+# python3-dev: mpi4py is built from source against each MPI (scripts/test.sh, stage python).
+ZCOLL_APT_PYTHON=(python3 python3-venv python3-pip python3-dev)
 # The emulated network of bench/netem and the main job's demo: ip and tc.
 ZCOLL_APT_NETEM=(iproute2)
 
@@ -91,4 +92,64 @@ zbuild() {
   cmake -S "$ZCOLL_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE="$type" "${args[@]}" "$@" || return 1
   zlog "build $dir"
   cmake --build "$dir" -j"$(znproc)" || return 1
+}
+
+# ---- the Python package (python/, docs/python.md)
+# One venv per MPI under .cache/python (ignored by git, kept between runs), with mpi4py
+# built from source against that MPI: MPICH and Open MPI are not ABI compatible, and
+# zcoll's package must talk to the same MPI as mpi4py. Built wheels are cached, so only the
+# first run compiles mpi4py.
+ZCOLL_PY_CACHE="$ZCOLL_ROOT/.cache/python"
+ZCOLL_MPI4PY_VERSION="${ZCOLL_MPI4PY_VERSION:-4.1.2}"
+
+# zpy_mpi4py_wheel MPI: builds (once) the mpi4py wheel for MPI into the cache. -O0: the
+# tests need mpi4py to work, not to be fast (its compiled module is one large C file, and
+# optimising it takes most of this stage's time on two cores); the data moves in libmpi.
+zpy_mpi4py_wheel() {
+  local mpi="$1" dir="$ZCOLL_PY_CACHE/wheels/$1"
+  if compgen -G "$dir/mpi4py-$ZCOLL_MPI4PY_VERSION-*.whl" >/dev/null; then
+    zlog "mpi4py $ZCOLL_MPI4PY_VERSION for $mpi: cached"
+    return 0
+  fi
+  zlog "building mpi4py $ZCOLL_MPI4PY_VERSION against $mpi (mpicc.$mpi)"
+  zpy_venv "$mpi" || return 1
+  MPICC="mpicc.$mpi" CFLAGS="${ZCOLL_MPI4PY_CFLAGS:--O0}" \
+    "$ZCOLL_PY_CACHE/venv-$mpi/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps \
+    --no-cache-dir --no-binary mpi4py -w "$dir" "mpi4py==$ZCOLL_MPI4PY_VERSION"
+  # --no-cache-dir: pip's wheel cache is keyed by the sdist alone, so it would hand the
+  # wheel built for one MPI to the other (zpy_install checks which MPI it got).
+}
+
+# zpy_venv MPI: creates .cache/python/venv-MPI with python/requirements-test.txt.
+zpy_venv() {
+  local mpi="$1" venv="$ZCOLL_PY_CACHE/venv-$1" py="${PYTHON:-python3}"
+  local req="$ZCOLL_ROOT/python/requirements-test.txt" want
+  if [ ! -x "$venv/bin/python" ]; then
+    zlog "creating $venv with $($py --version 2>&1)"
+    "$py" -m venv "$venv" || { zlog "python venv failed (Debian: apt-get install python3-venv)"; return 1; }
+  fi
+  want="$(sha256sum "$req" | cut -d' ' -f1)"
+  if [ "$(cat "$venv/.zcoll-requirements.sha256" 2>/dev/null)" != "$want" ]; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" || return 1
+    echo "$want" > "$venv/.zcoll-requirements.sha256"
+  fi
+}
+
+# zpy_install MPI: mpi4py (cached wheel) and zcoll (pip install . against mpicc.MPI, CMake
+# build tree kept in build-py-MPI) into the venv of MPI.
+zpy_install() {
+  local mpi="$1" venv="$ZCOLL_PY_CACHE/venv-$1"
+  zpy_venv "$mpi" && zpy_mpi4py_wheel "$mpi" || return 1
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --force-reinstall \
+    --no-deps "$ZCOLL_PY_CACHE/wheels/$mpi/mpi4py-$ZCOLL_MPI4PY_VERSION"-*.whl || return 1
+  local want=MPICH lib
+  [ "$mpi" = openmpi ] && want="Open MPI"
+  lib="$("$venv/bin/python" -c 'from mpi4py import MPI; print(MPI.Get_library_version().replace(chr(0), "").splitlines()[0])')"
+  case "$lib" in
+    *"$want"*) zlog "mpi4py in venv-$mpi: $lib" ;;
+    *) zlog "mpi4py in venv-$mpi runs '$lib', not $want: remove $ZCOLL_PY_CACHE/wheels/$mpi"; return 1 ;;
+  esac
+  MPICC="mpicc.$mpi" "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+    --no-build-isolation --no-deps -C build-dir="$ZCOLL_ROOT/build-py-$mpi" \
+    -C build.tool-args=-j"$(znproc)" -C cmake.define.ZCOLL_PYTHON_REQUIRE_MPI=ON "$ZCOLL_ROOT"
 }

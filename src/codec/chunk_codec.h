@@ -1,15 +1,9 @@
-// Chunk codecs: what fills one chunk of a zcoll stream.
-//
-// The stream container (container.h: header, chunk index with sizes and checksums,
-// raw-chunk fallback) and the engine around it (stream.h: plans, the parallel writer, the
-// chunk Writer and Reader) do not depend on how a chunk is encoded. The header's codec
-// byte (a zcoll_codec_id) selects one of the codecs of kCodecs below for every chunk of
-// the stream. Chunks are independent (each codec's predictor restarts at the chunk's
-// first value), so a stream is the same for any thread count and any chunk can be
-// decoded on its own, whatever the codec.
-//
-// Each codec's chunk layout is documented at the top of its file (kCodecs names them).
+// Chunk codecs: what fills one chunk of a zcoll stream. The stream container
+// (container.h: header, index, checksums, raw-chunk fallback, independent chunks) and the
+// engine around it (stream.h) do not depend on how a chunk is encoded; the header's codec
+// byte (a zcoll_codec_id) selects one of kCodecs below for every chunk of the stream.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -24,7 +18,6 @@ struct ChunkScratch {
   int32_t* r = nullptr;    // residuals, chunk_len
   uint32_t* exact = nullptr;  // per-block masks of values stored exactly
   const uint8_t** exact_src = nullptr;  // decode: where each block's exact values are
-  size_t capacity = 0;
   // Homomorphic combination only (null until first used): the second operand's
   // integers (padded like q) and exact masks, and both operands' exact values.
   int32_t* qb = nullptr;
@@ -47,9 +40,29 @@ struct ChunkGeometry {
   // 0 when the single-precision path does not apply.
   float twoeb_f32 = 0, inv_f32 = 0;
   int ndims = 1;                       // 1, 2 or 3
-  size_t stride[3] = {0, 0, 0};        // element strides of the slow dims (ndims > 1)
   size_t extent[3] = {0, 0, 0};        // dims, slowest first
 };
+
+// The guarantee of the codecs that check it per value (lpbyte, lpbit, szx), evaluated
+// exactly as stated: |x - y| <= eb in double, y already in the element type. False for
+// NaN, and for any non-finite y when x is finite.
+template <class T>
+inline bool within(T x, T y, double eb) {
+  return std::fabs(static_cast<double>(x) - static_cast<double>(y)) <= eb;
+}
+
+// Encode n values (global offset `begin` in the array) into out, which has room for the
+// codec's worst(n, sizeof(T)) bytes. Returns the bytes written; the engine stores the chunk
+// raw instead when that is not less than the raw size (an encoder may return any value
+// >= n * sizeof(T) to ask for that).
+template <class T>
+using EncodeFn = size_t (*)(const T* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out);
+// Decode an encoded chunk of exactly `bytes` bytes into n values. Reads stay inside
+// [in, buffer_end) and writes inside out[0, n). Returns false if the chunk is malformed
+// (out may then hold partial results).
+template <class T>
+using DecodeFn = bool (*)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
+                          const ChunkGeometry& g, ChunkScratch& s, T* out);
 
 struct ChunkCodec {
   bool homomorphic;  // zcoll_combine can combine its streams (fzl only)
@@ -57,21 +70,10 @@ struct ChunkCodec {
   size_t scratch_words;
   // Largest encoded chunk of n values of esize bytes: the room encode needs at out.
   size_t (*worst)(size_t n, size_t esize);
-  // Encode n values (global offset `begin` in the array) into out, which has room for
-  // worst(n, sizeof(T)) bytes. Returns the bytes written; the engine stores the chunk
-  // raw instead when that is not less than the raw size (an encoder may return any
-  // value >= n * sizeof(T) to ask for that).
-  size_t (*encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                       uint8_t* out);
-  size_t (*encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                       uint8_t* out);
-  // Decode an encoded chunk of exactly `bytes` bytes into n values. Reads stay inside
-  // [in, buffer_end) and writes inside out[0, n). Returns false if the chunk is
-  // malformed (out may then hold partial results).
-  bool (*decode_f32)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
-                     const ChunkGeometry& g, ChunkScratch& s, float* out);
-  bool (*decode_f64)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n, size_t begin,
-                     const ChunkGeometry& g, ChunkScratch& s, double* out);
+  EncodeFn<float> encode_f32;
+  EncodeFn<double> encode_f64;
+  DecodeFn<float> decode_f32;
+  DecodeFn<double> decode_f64;
 };
 
 extern const ChunkCodec kFzlChunkCodec;     // fzl.cc: the ISA-dispatched fzl kernels

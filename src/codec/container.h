@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "zcoll.h"
 
@@ -53,10 +54,21 @@ inline constexpr size_t kMagic = 0, kVersion = 4, kCodec = 5, kDtype = 6, kNdims
                         kChunkLen = 24, kNchunks = 28, kDims = 32, kChecksum = 56, kReserved = 60;
 }  // namespace header_offset
 
-inline void store_u32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
-inline void store_u64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
-inline uint32_t load_u32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-inline uint64_t load_u64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
+// Values at any byte offset (callers pass their buffers as they are), through memcpy: one
+// plain load or store once compiled. bits_of(v) is v's bits; load<T>(&bits) the value.
+template <class T>
+inline T load(const void* p) { T v; std::memcpy(&v, p, sizeof v); return v; }
+template <class T>
+inline void store(void* p, T v) { std::memcpy(p, &v, sizeof v); }
+template <class T>
+using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+template <class T>
+inline Bits<T> bits_of(T v) { return load<Bits<T>>(&v); }
+
+inline void store_u32(uint8_t* p, uint32_t v) { store(p, v); }
+inline void store_u64(uint8_t* p, uint64_t v) { store(p, v); }
+inline uint32_t load_u32(const uint8_t* p) { return load<uint32_t>(p); }
+inline uint64_t load_u64(const uint8_t* p) { return load<uint64_t>(p); }
 
 // A 32-bit checksum that sums an invertible mix of each 8-byte word and its position.
 // Every single-bit flip changes the 64-bit sum, and the sum splits into independent
@@ -89,19 +101,6 @@ inline uint32_t checksum(const uint8_t* p, size_t n, uint64_t seed = 0) {
 inline uint32_t header_checksum(const uint8_t* in, size_t nchunks) {
   return checksum(in, header_offset::kChecksum, 0x5a43464cull) ^
          checksum(in + kHeaderBytes, nchunks * kIndexEntryBytes, 0x494e4458ull);
-}
-
-// The absolute bound recorded in the header of the stream at p (avail bytes readable).
-// Checks only that a header of this format is there: callers that need more validate
-// the stream first (stream_length, Reader::open).
-inline int stream_eb(const void* p, size_t avail, double* eb) {
-  const uint8_t* s = static_cast<const uint8_t*>(p);
-  if (!s || !eb || avail < kHeaderBytes || std::memcmp(s + header_offset::kMagic, kMagic, 4) != 0)
-    return ZCOLL_ERR_CORRUPT;
-  if (s[header_offset::kVersion] != kFormatVersion) return ZCOLL_ERR_VERSION;
-  const uint64_t bits = load_u64(s + header_offset::kEb);
-  std::memcpy(eb, &bits, sizeof bits);
-  return ZCOLL_SUCCESS;
 }
 
 }  // namespace zcoll::codec

@@ -23,26 +23,11 @@ const Kernels& select_kernels() {
   return *best;
 }
 
-namespace {
-size_t fzl_encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
-  return select_kernels().encode_f32(x, n, begin, g, s, out);
-}
-size_t fzl_encode_f64(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                      uint8_t* out) {
-  return select_kernels().encode_f64(x, n, begin, g, s, out);
-}
-bool fzl_decode_f32(const uint8_t* in, size_t bytes, const uint8_t* end, size_t n, size_t begin,
-                    const ChunkGeometry& g, ChunkScratch& s, float* out) {
-  return select_kernels().decode_f32(in, bytes, end, n, begin, g, s, out);
-}
-bool fzl_decode_f64(const uint8_t* in, size_t bytes, const uint8_t* end, size_t n, size_t begin,
-                    const ChunkGeometry& g, ChunkScratch& s, double* out) {
-  return select_kernels().decode_f64(in, bytes, end, n, begin, g, s, out);
-}
-}  // namespace
 }  // namespace zcoll::fzl
 
 namespace zcoll::codec {
-const ChunkCodec kFzlChunkCodec{true, 0, fzl::encoded_chunk_worst, fzl::fzl_encode_f32, fzl::fzl_encode_f64,
-                                fzl::fzl_decode_f32, fzl::fzl_decode_f64};
+using fzl::Kernels, fzl::Selected;
+const ChunkCodec kFzlChunkCodec{true, 0, fzl::encoded_chunk_worst, Selected<&Kernels::encode_f32>::call,
+                                Selected<&Kernels::encode_f64>::call, Selected<&Kernels::decode_f32>::call,
+                                Selected<&Kernels::decode_f64>::call};
 }  // namespace zcoll::codec

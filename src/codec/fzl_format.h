@@ -1,5 +1,5 @@
 // fzl's chunk layout, inside the stream container of container.h (codec byte
-// ZCOLL_CODEC_FZL). The kernels (fzl_kernels_impl.h) write and read it.
+// ZCOLL_CODEC_FZL). The kernels (codec/kernels/) write and read it.
 //
 // An encoded fzl chunk is a sequence of blocks of 32 values (the last one shorter):
 //   u8 tag: bits 0-5 code length b (0..32), bit 6 block has exact values,
@@ -27,16 +27,10 @@
 namespace zcoll::fzl {
 
 // The kernels are compiled inside this namespace and use these by their short names.
-using codec::ChunkGeometry;
-using codec::ChunkRef;
-using codec::ChunkScratch;
-using codec::kCombineMax;
-using codec::kCombineMin;
-using codec::kCombineSum;
-using codec::load_u32;
-using codec::load_u64;
-using codec::store_u32;
-using codec::store_u64;
+using codec::ChunkGeometry, codec::ChunkRef, codec::ChunkScratch;
+using codec::kCombineMax, codec::kCombineMin, codec::kCombineSum;
+using codec::Bits, codec::bits_of, codec::load, codec::store, codec::within;
+using codec::load_u32, codec::load_u64, codec::store_u32, codec::store_u64;
 
 inline constexpr unsigned kBlock = 32;
 inline constexpr unsigned kTagBitsMask = 0x3f;

@@ -15,19 +15,11 @@ struct Kernels {
   // min and max over the finite values of x (lo > hi when there are none)
   void (*range_f32)(const float* x, size_t n, double* lo, double* hi);
   void (*range_f64)(const double* x, size_t n, double* lo, double* hi);
-  // Encode n values (global offset `begin` in the array, for shape-aware prediction)
-  // into out, which has room for encoded_chunk_worst(n, sizeof(T)). Returns bytes.
-  size_t (*encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g,
-                       ChunkScratch& s, uint8_t* out);
-  size_t (*encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g,
-                       ChunkScratch& s, uint8_t* out);
-  // Decode an encoded chunk of exactly `bytes` bytes. Reads stay inside
-  // [in, buffer_end) (bytes past the chunk are used only as slack for wide loads).
-  // Returns false if the chunk is malformed; out may then hold partial results.
-  bool (*decode_f32)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n,
-                     size_t begin, const ChunkGeometry& g, ChunkScratch& s, float* out);
-  bool (*decode_f64)(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, size_t n,
-                     size_t begin, const ChunkGeometry& g, ChunkScratch& s, double* out);
+  // fzl's encoder and decoder (chunk_codec.h); worst(n, esize) is encoded_chunk_worst.
+  codec::EncodeFn<float> encode_f32;
+  codec::EncodeFn<double> encode_f64;
+  codec::DecodeFn<float> decode_f32;
+  codec::DecodeFn<double> decode_f64;
   // Combines two chunks of n values (see codec/kernels/combine.h). Needs the combination
   // fields of s. Returns the bytes written to out (room for encoded_chunk_worst), with
   // *raw set when they are the raw values, or 0 if either chunk is malformed.
@@ -40,21 +32,26 @@ struct Kernels {
                      ChunkScratch& s, uint8_t* out, bool* raw);
   size_t (*fold_f64)(int op, const double* x, const ChunkRef& b, size_t n, size_t begin, const ChunkGeometry& g,
                      ChunkScratch& s, uint8_t* out, bool* raw);
-  // The encoders of the lpbyte and lpbit chunk codecs (ChunkCodec::encode_f32/f64); their
-  // decoders are scalar and not in the table.
-  size_t (*lpbyte_encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                              uint8_t* out);
-  size_t (*lpbyte_encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                              uint8_t* out);
-  size_t (*lpbit_encode_f32)(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                             uint8_t* out);
-  size_t (*lpbit_encode_f64)(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s,
-                             uint8_t* out);
+  // The encoders of the lpbyte and lpbit chunk codecs; their decoders are scalar and not
+  // in the table.
+  codec::EncodeFn<float> lpbyte_encode_f32;
+  codec::EncodeFn<double> lpbyte_encode_f64;
+  codec::EncodeFn<float> lpbit_encode_f32;
+  codec::EncodeFn<double> lpbit_encode_f64;
 };
 
 const Kernels& generic_kernels();
 const Kernels* avx2_kernels();  // nullptr when not compiled in
 // AVX2 when the CPU has it, unless the environment says ZCOLL_ISA=generic.
 const Kernels& select_kernels();
+
+// Selected<&Kernels::f>::call: entry f of the table that select_kernels picks at the time
+// of each call (the chunk codecs' encoders and decoders).
+template <auto F>
+struct Selected;
+template <class R, class... A, R (*Kernels::*F)(A...)>
+struct Selected<F> {
+  static R call(A... a) { return (select_kernels().*F)(a...); }
+};
 
 }  // namespace zcoll::fzl

@@ -42,13 +42,11 @@
 // themselves (the paper's scheme) and 1.0-1.9x that of cutting value minus chunk
 // minimum; the residual from p0 was up to 23% lower (nyx) and never more than 0.3%
 // higher, from p2 within -7%..+5%.
-#include <algorithm>
-#include <cmath>
+#include <cstring>
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
-// The (scalar) decoder shares the format with the encoder stage; it uses the generic
-// copy, the one built without ISA flags like this file.
+// The scalar decoder shares the encoder stage's format, from its generic (no ISA flags) copy.
 #define ZCOLL_KERNELS_ISA generic_isa
 #include "codec/kernels/lpbit.h"
 
@@ -116,8 +114,8 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
     if ((head == 0) & ((c == escape) | (m > max_kept<T>()) | (2 + w + m > 57) | (field < 1) | (field > 2046))) {
       br.pos += 1 + w;
       if (c == escape && br.get(1) == 0) {
-        const lp::Bits<T> b = static_cast<lp::Bits<T>>(br.get_wide(8 * sizeof(T)));
-        y = lp::load<T>(&b);
+        const Bits<T> b = static_cast<Bits<T>>(br.get_wide(8 * sizeof(T)));
+        y = load<T>(&b);
       } else {
         const unsigned c6 = c == escape ? static_cast<unsigned>(br.get(6)) : static_cast<unsigned>(c);
         const unsigned m6 = kept_bits(c6);
@@ -135,15 +133,15 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       const T yh = static_cast<T>(p[(win >> 1) & 3]);
       const T ym = static_cast<T>(p[1] + residual(sign, field - 1023, t, mc));
       const uint64_t hm = uint64_t{0} - head;
-      const lp::Bits<T> yb = static_cast<lp::Bits<T>>((lp::bits_of(yh) & hm) | (lp::bits_of(ym) & ~hm));
-      y = lp::load<T>(&yb);
+      const Bits<T> yb = static_cast<Bits<T>>((bits_of(yh) & hm) | (bits_of(ym) & ~hm));
+      y = load<T>(&yb);
       br.pos += head ? 3 : 2 + w + m;
     }
     if (br.pos > total || br.over) {
       bad = true;
       return;
     }
-    lp::store(out + i, y);
+    store(out + i, y);
     h[l].push(y);
   });
   if (bad) return false;
@@ -159,16 +157,9 @@ size_t worst(size_t n, size_t esize) {
   return 1 + (n * (9 + kMaxWidth + 8 * esize) + 7) / 8 + 8;
 }
 
-// The encoder of the ISA that select_kernels picks at the time of each call.
-size_t encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
-  return fzl::select_kernels().lpbit_encode_f32(x, n, begin, g, s, out);
-}
-size_t encode_f64(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
-  return fzl::select_kernels().lpbit_encode_f64(x, n, begin, g, s, out);
-}
-
 }  // namespace
 
-const ChunkCodec kLpbitChunkCodec{false, 1, worst, encode_f32, encode_f64, decode<float>, decode<double>};
+const ChunkCodec kLpbitChunkCodec{false, 1, worst, fzl::Selected<&fzl::Kernels::lpbit_encode_f32>::call,
+                                  fzl::Selected<&fzl::Kernels::lpbit_encode_f64>::call, decode<float>, decode<double>};
 
 }  // namespace zcoll::codec

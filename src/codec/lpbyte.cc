@@ -31,13 +31,9 @@
 // for double, one byte per value). Other splits of the code space measured (four
 // predictors x +-31 bins, p0 and p1 x +-63, p1 and p2 x +-63, p1 alone x +-127) were lower
 // or, for p1 alone, within 1% of this and without the paper's codes.
-#include <algorithm>
-#include <cmath>
-
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
-// The (scalar) decoder shares the format with the encoder stage; it uses the generic
-// copy, the one built without ISA flags like this file.
+// The scalar decoder shares the encoder stage's format, from its generic (no ISA flags) copy.
 #define ZCOLL_KERNELS_ISA generic_isa
 #include "codec/kernels/lpbyte.h"
 
@@ -66,11 +62,11 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
     const double k = c < kFirstCorrection || c >= kInvalid ? 0.0 : code_correction(c);
     const T yc = k == 0 ? static_cast<T>(pred) : corrected<T>(pred, k, twoeb);
     const bool miss = c == kMiss, avail = vals < vals_end;
-    const T yv = lp::load<T>(avail ? static_cast<const void*>(vals) : static_cast<const void*>(&zero));
+    const T yv = load<T>(avail ? static_cast<const void*>(vals) : static_cast<const void*>(&zero));
     bad |= c == kInvalid || (miss && !avail);
     vals += miss && avail ? sizeof(T) : 0;
     const T y = miss ? yv : yc;
-    lp::store(out + i, y);
+    store(out + i, y);
     h[l].push(y);
   });
   return !bad && vals == vals_end;
@@ -78,16 +74,9 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
 
 size_t worst(size_t n, size_t esize) { return n * (1 + esize); }
 
-// The encoder of the ISA that select_kernels picks at the time of each call.
-size_t encode_f32(const float* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
-  return fzl::select_kernels().lpbyte_encode_f32(x, n, begin, g, s, out);
-}
-size_t encode_f64(const double* x, size_t n, size_t begin, const ChunkGeometry& g, ChunkScratch& s, uint8_t* out) {
-  return fzl::select_kernels().lpbyte_encode_f64(x, n, begin, g, s, out);
-}
-
 }  // namespace
 
-const ChunkCodec kLpbyteChunkCodec{false, 0, worst, encode_f32, encode_f64, decode<float>, decode<double>};
+const ChunkCodec kLpbyteChunkCodec{false, 0, worst, fzl::Selected<&fzl::Kernels::lpbyte_encode_f32>::call,
+                                   fzl::Selected<&fzl::Kernels::lpbyte_encode_f64>::call, decode<float>, decode<double>};
 
 }  // namespace zcoll::codec

@@ -6,17 +6,11 @@
 #include <atomic>
 #include <cfloat>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <new>
 
 namespace zcoll::codec {
-
-// fzl's kernels also give the engine the value range (REL bounds) and the combination.
-using fzl::Kernels;
-using fzl::select_kernels;
 
 // ---------------------------------------------------------- scratch memory
 
@@ -61,7 +55,7 @@ struct ThreadScratch {
       exact.reset(new uint32_t[blocks]);
       exact_src.reset(new const uint8_t*[blocks]);
       values = chunk_len;
-      view = ChunkScratch{q.get() + kQPad, r.get(), exact.get(), exact_src.get(), chunk_len};
+      view = ChunkScratch{q.get() + kQPad, r.get(), exact.get(), exact_src.get()};
     }
     const size_t need = c ? c->worst(chunk_len, esize) : fzl::encoded_chunk_worst(chunk_len, esize);
     if (staging_bytes < need) {
@@ -106,11 +100,141 @@ ChunkGeometry geometry(zcoll_dtype dtype, double eb, int ndims, const size_t* di
   return g;
 }
 
+// Finishes a chunk: `bytes` produced at target (dst itself, or staging when dst had less
+// room than the worst case) are moved into dst, and idx receives the chunk's index entry.
+int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw, uint8_t* idx) {
+  if (bytes > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
+  if (target != dst) std::memcpy(dst, target, bytes);
+  store_u32(idx, static_cast<uint32_t>(bytes) | (raw ? kRawChunkFlag : 0u));
+  store_u32(idx + 4, checksum(dst, bytes));
+  return ZCOLL_SUCCESS;
+}
+
+// Encodes chunk k of plan at dst (cap bytes free) with the plan's chunk codec; the result
+// is either the encoded chunk or, when that is not smaller, the raw values, indexed at idx.
+int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_t cap, uint8_t* idx) {
+  const ChunkCodec& codec = *plan.codec->chunk;
+  const size_t n = plan.chunk_values(k), begin = plan.chunk_begin(k);
+  const size_t raw = n * plan.esize;
+  const uint8_t* src = in + begin * plan.esize;
+  ThreadScratch& ts = thread_scratch();
+  ChunkScratch& s = ts.get(plan.chunk_len, plan.esize, &codec);
+  const bool in_place = cap >= codec.worst(n, plan.esize);
+  uint8_t* target = in_place ? dst : ts.staging.get();
+  const size_t len = plan.dtype == ZCOLL_FLOAT32
+      ? codec.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
+      : codec.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
+  if (len < raw) return place_chunk(dst, cap, target, len, false, idx);
+  return place_chunk(dst, cap, src, raw, true, idx);
+}
+
+void write_header(const Plan& plan, uint8_t* out) {
+  std::memset(out, 0, kHeaderBytes);
+  namespace at = header_offset;
+  std::memcpy(out + at::kMagic, kMagic, 4);
+  out[at::kVersion] = kFormatVersion;
+  out[at::kCodec] = plan.codec->id;
+  out[at::kDtype] = static_cast<uint8_t>(plan.dtype);
+  out[at::kNdims] = static_cast<uint8_t>(plan.ndims);
+  store_u64(out + at::kCount, plan.count);
+  store(out + at::kEb, plan.geom.eb);
+  store_u32(out + at::kChunkLen, static_cast<uint32_t>(plan.chunk_len));
+  store_u32(out + at::kNchunks, static_cast<uint32_t>(plan.nchunks));
+  for (int d = 0; d < 3; ++d) store_u64(out + at::kDims + 8 * d, plan.dims[d]);
+}
+
+void seal_header(const Plan& plan, uint8_t* out) {
+  store_u32(out + header_offset::kChecksum, header_checksum(out, plan.nchunks));
+}
+
+size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+// The shape rule of params and headers alike: dims[0, ndims) multiply to count without
+// overflow (each nonzero when ndims > 1) and the dims after them are 0.
+bool dims_valid(int ndims, const size_t dims[3], size_t count) {
+  size_t prod = 1;
+  for (int d = 0; d < ndims; ++d) {
+    if (ndims > 1 && (dims[d] == 0 || prod > SIZE_MAX / dims[d])) return false;
+    prod *= dims[d];
+  }
+  for (int d = ndims; d < 3; ++d)
+    if (dims[d]) return false;
+  return prod == count;
+}
+
+// Writes a whole stream of plan's chunks; put(k, dst, cap, idx) produces chunk k (at
+// most its raw size) at dst and fills its index entry at idx. With several threads each
+// owns the chunks of a contiguous range and writes them into that range's share of the
+// raw layout (every chunk is at most raw, so shares never overflow); then the shares
+// slide down into place, in order. The bytes do not depend on the thread count.
+template <class Put>
+int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* out_size, Put&& put) {
+  uint8_t* o = static_cast<uint8_t*>(out);
+  if (out_cap < plan.data_offset()) return ZCOLL_ERR_BUFFER_TOO_SMALL;
+  write_header(plan, o);
+  const size_t raw_layout = plan.data_offset() + plan.count * plan.esize;
+  // One pass in order for one thread, and for outputs smaller than the raw layout.
+  if (threads <= 1 || out_cap < raw_layout) threads = 1;
+  std::vector<size_t> first(threads + 1), used(threads, 0);
+  for (int t = 0; t <= threads; ++t) first[t] = plan.nchunks * t / threads;
+  std::atomic<int> error{ZCOLL_SUCCESS};
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int t = omp_get_thread_num();
+    try {
+      const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
+      const size_t slot_end = threads == 1 ? out_cap
+          : first[t + 1] < plan.nchunks ? plan.data_offset() + plan.chunk_begin(first[t + 1]) * plan.esize
+                                        : raw_layout;
+      size_t pos = slot_begin;
+      for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
+        uint8_t* idx = o + plan.entry_offset(k);
+        const int r = put(k, o + pos, slot_end - pos, idx);
+        if (r) {
+          error.store(r);
+          break;
+        }
+        pos += load_u32(idx) & ~kRawChunkFlag;
+      }
+      used[t] = pos - slot_begin;
+    } catch (const std::bad_alloc&) {
+      error.store(ZCOLL_ERR_NO_MEMORY);
+    }
+  }
+  if (error.load()) return error.load();
+  size_t pos = plan.data_offset();
+  for (int t = 0; t < threads; ++t) {
+    const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
+    if (pos != slot_begin) std::memmove(o + pos, o + slot_begin, used[t]);
+    pos += used[t];
+  }
+  seal_header(plan, o);
+  *out_size = pos;
+  return ZCOLL_SUCCESS;
+}
+
+bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return an && bn && x < y + bn && y < x + an;
+}
+
+// Chunk k of a combination: combine(s, target, &raw) writes the result at target (dst
+// when it has room for the worst case, else the staging buffer), which is then placed.
+template <class Combine>
+int combine_into(const Plan& plan, size_t k, uint8_t* dst, size_t cap, uint8_t* idx, Combine&& combine) {
+  ThreadScratch& ts = thread_scratch();
+  ChunkScratch& s = ts.get_combine(plan.chunk_len, plan.esize);
+  uint8_t* target = cap >= fzl::encoded_chunk_worst(plan.chunk_values(k), plan.esize) ? dst : ts.staging.get();
+  bool raw = false;
+  const size_t bytes = combine(s, target, &raw);
+  if (!bytes) return ZCOLL_ERR_CORRUPT;
+  return place_chunk(dst, cap, target, bytes, raw, idx);
+}
 }  // namespace
 
 // REL bounds need the finite value range; threads split the array and merge.
 void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi) {
-  const Kernels& kern = select_kernels();
+  const fzl::Kernels& kern = fzl::select_kernels();
   double mn = INFINITY, mx = -INFINITY;
 #pragma omp parallel num_threads(threads) reduction(min : mn) reduction(max : mx)
   {
@@ -136,115 +260,6 @@ double rel_to_abs(double rel, double lo, double hi) {
   if (!(eb > 0)) eb = DBL_TRUE_MIN;  // rel x range underflowed: the tightest bound there is
   return std::min(eb, DBL_MAX / 4);
 }
-
-namespace {
-
-// Finishes chunk k: `bytes` produced at target (dst itself, or staging when dst had less
-// room than the worst case) are moved into dst and indexed.
-int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw, uint32_t entry[2]) {
-  if (bytes > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
-  if (target != dst) std::memcpy(dst, target, bytes);
-  entry[0] = static_cast<uint32_t>(bytes) | (raw ? kRawChunkFlag : 0u);
-  entry[1] = checksum(dst, bytes);
-  return ZCOLL_SUCCESS;
-}
-
-// Encodes chunk k of plan at dst (cap bytes free) with the plan's chunk codec; the result
-// is either the encoded chunk or, when that is not smaller, the raw values. Returns the
-// index entry.
-int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_t cap, uint32_t entry[2]) {
-  const ChunkCodec& codec = *plan.codec->chunk;
-  const size_t n = plan.chunk_values(k), begin = plan.chunk_begin(k);
-  const size_t raw = n * plan.esize;
-  const uint8_t* src = in + begin * plan.esize;
-  ThreadScratch& ts = thread_scratch();
-  ChunkScratch& s = ts.get(plan.chunk_len, plan.esize, &codec);
-  const bool in_place = cap >= codec.worst(n, plan.esize);
-  uint8_t* target = in_place ? dst : ts.staging.get();
-  const size_t len = plan.dtype == ZCOLL_FLOAT32
-      ? codec.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
-      : codec.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
-  if (len < raw) return place_chunk(dst, cap, target, len, false, entry);
-  return place_chunk(dst, cap, src, raw, true, entry);
-}
-
-void write_header(const Plan& plan, uint8_t* out) {
-  std::memset(out, 0, kHeaderBytes);
-  namespace at = header_offset;
-  std::memcpy(out + at::kMagic, kMagic, 4);
-  out[at::kVersion] = kFormatVersion;
-  out[at::kCodec] = plan.codec->id;
-  out[at::kDtype] = static_cast<uint8_t>(plan.dtype);
-  out[at::kNdims] = static_cast<uint8_t>(plan.ndims);
-  store_u64(out + at::kCount, plan.count);
-  uint64_t ebits;
-  std::memcpy(&ebits, &plan.geom.eb, 8);
-  store_u64(out + at::kEb, ebits);
-  store_u32(out + at::kChunkLen, static_cast<uint32_t>(plan.chunk_len));
-  store_u32(out + at::kNchunks, static_cast<uint32_t>(plan.nchunks));
-  for (int d = 0; d < 3; ++d) store_u64(out + at::kDims + 8 * d, plan.dims[d]);
-}
-
-void seal_header(const Plan& plan, uint8_t* out) {
-  store_u32(out + header_offset::kChecksum, header_checksum(out, plan.nchunks));
-}
-
-size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
-
-// Writes a whole stream of plan's chunks; put(k, dst, cap, entry) produces chunk k
-// (at most its raw size) at dst and fills its index entry. With several threads each
-// owns the chunks of a contiguous range and writes them into that range's share of the
-// raw layout (every chunk is at most raw, so shares never overflow); then the shares
-// slide down into place, in order. The bytes do not depend on the thread count.
-template <class Put>
-int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* out_size, Put&& put) {
-  uint8_t* o = static_cast<uint8_t*>(out);
-  if (out_cap < plan.data_offset()) return ZCOLL_ERR_BUFFER_TOO_SMALL;
-  write_header(plan, o);
-  const size_t raw_layout = plan.data_offset() + plan.count * plan.esize;
-  // One pass in order for one thread, and for outputs smaller than the raw layout.
-  if (threads <= 1 || out_cap < raw_layout) threads = 1;
-  std::vector<size_t> first(threads + 1), used(threads, 0);
-  for (int t = 0; t <= threads; ++t) first[t] = plan.nchunks * t / threads;
-  std::atomic<int> error{ZCOLL_SUCCESS};
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    const int t = omp_get_thread_num();
-    try {
-      const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
-      const size_t slot_end = threads == 1 ? out_cap
-          : first[t + 1] < plan.nchunks ? plan.data_offset() + plan.chunk_begin(first[t + 1]) * plan.esize
-                                        : raw_layout;
-      size_t pos = slot_begin;
-      for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
-        uint32_t entry[2];
-        const int r = put(k, o + pos, slot_end - pos, entry);
-        if (r) {
-          error.store(r);
-          break;
-        }
-        store_u32(o + kHeaderBytes + k * kIndexEntryBytes, entry[0]);
-        store_u32(o + kHeaderBytes + k * kIndexEntryBytes + 4, entry[1]);
-        pos += entry[0] & ~kRawChunkFlag;
-      }
-      used[t] = pos - slot_begin;
-    } catch (const std::bad_alloc&) {
-      error.store(ZCOLL_ERR_NO_MEMORY);
-    }
-  }
-  if (error.load()) return error.load();
-  size_t pos = plan.data_offset();
-  for (int t = 0; t < threads; ++t) {
-    const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
-    if (pos != slot_begin) std::memmove(o + pos, o + slot_begin, used[t]);
-    pos += used[t];
-  }
-  seal_header(plan, o);
-  *out_size = pos;
-  return ZCOLL_SUCCESS;
-}
-
-}  // namespace
 
 size_t element_size(int dtype) {
   return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
@@ -284,19 +299,11 @@ int make_plan(const zcoll_codec_params* p, int dtype, const void* in, size_t cou
   pl.count = count;
   pl.chunk_len = chunk;
   pl.nchunks = ceil_div(count, chunk);
-  pl.ndims = p->ndims <= 1 ? 1 : p->ndims;
   if (p->ndims < 0 || p->ndims > 3) return ZCOLL_ERR_ARG;
-  if (pl.ndims == 1) {
-    pl.dims[0] = count;
-  } else {
-    size_t prod = 1;
-    for (int d = 0; d < pl.ndims; ++d) {
-      if (p->dims[d] == 0 || prod > SIZE_MAX / p->dims[d]) return ZCOLL_ERR_ARG;
-      prod *= p->dims[d];
-      pl.dims[d] = p->dims[d];
-    }
-    if (prod != count) return ZCOLL_ERR_ARG;
-  }
+  pl.ndims = p->ndims <= 1 ? 1 : p->ndims;
+  if (pl.ndims == 1) pl.dims[0] = count;
+  else std::copy(p->dims, p->dims + pl.ndims, pl.dims);
+  if (!dims_valid(pl.ndims, pl.dims, count)) return ZCOLL_ERR_ARG;
   double eb = std::min(p->eb, DBL_MAX / 4);
   if (p->eb_mode == ZCOLL_EB_REL) {
     double lo = 0, hi = 0;
@@ -325,13 +332,9 @@ int Writer::begin(const Plan& plan, const void* in, void* out, size_t out_cap) {
 
 int Writer::next(bool* done) {
   if (next_ < plan_.nchunks) {
-    uint32_t entry[2];
-    const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, entry);
-    if (rc) return rc;
-    uint8_t* idx = out_ + kHeaderBytes + next_ * kIndexEntryBytes;
-    store_u32(idx, entry[0]);
-    store_u32(idx + 4, entry[1]);
-    pos_ += entry[0] & ~kRawChunkFlag;
+    uint8_t* idx = out_ + plan_.entry_offset(next_);
+    if (const int rc = put_chunk(plan_, next_, in_, out_ + pos_, cap_ - pos_, idx)) return rc;
+    pos_ += load_u32(idx) & ~kRawChunkFlag;
     ++next_;
   }
   if (done) *done = next_ == plan_.nchunks;
@@ -339,11 +342,8 @@ int Writer::next(bool* done) {
 }
 
 int Writer::finish(size_t* out_size) {
-  bool done = next_ == plan_.nchunks;
-  while (!done) {
-    const int rc = next(&done);
-    if (rc) return rc;
-  }
+  while (next_ < plan_.nchunks)
+    if (const int rc = next(nullptr)) return rc;
   seal_header(plan_, out_);
   *out_size = pos_;
   return ZCOLL_SUCCESS;
@@ -354,10 +354,10 @@ int Writer::finish(size_t* out_size) {
 int Reader::open(const void* in_v, size_t in_size) {
   const uint8_t* in = static_cast<const uint8_t*>(in_v);
   if (!in) return ZCOLL_ERR_ARG;
-  double eb;
-  const int rc = stream_eb(in, in_size, &eb);
-  if (rc) return rc;
   namespace at = header_offset;
+  if (in_size < kHeaderBytes || std::memcmp(in + at::kMagic, kMagic, 4) != 0) return ZCOLL_ERR_CORRUPT;
+  if (in[at::kVersion] != kFormatVersion) return ZCOLL_ERR_VERSION;
+  const double eb = load<double>(in + at::kEb);
   Plan pl;
   const uint8_t codec = in[at::kCodec], dtype = in[at::kDtype], ndims = in[at::kNdims];
   pl.count = load_u64(in + at::kCount);
@@ -373,20 +373,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   pl.dtype = static_cast<zcoll_dtype>(dtype);
   pl.esize = element_size(pl.dtype);
   pl.ndims = ndims;
-  if (ndims == 1) {
-    if (pl.dims[0] != pl.count || pl.dims[1] || pl.dims[2]) return ZCOLL_ERR_CORRUPT;
-  } else {
-    size_t prod = 1;
-    for (int d = 0; d < 3; ++d) {
-      if (d < ndims) {
-        if (pl.dims[d] == 0 || prod > SIZE_MAX / pl.dims[d]) return ZCOLL_ERR_CORRUPT;
-        prod *= pl.dims[d];
-      } else if (pl.dims[d]) {
-        return ZCOLL_ERR_CORRUPT;
-      }
-    }
-    if (prod != pl.count) return ZCOLL_ERR_CORRUPT;
-  }
+  if (!dims_valid(ndims, pl.dims, pl.count)) return ZCOLL_ERR_CORRUPT;
   if (pl.nchunks > (in_size - kHeaderBytes) / kIndexEntryBytes) return ZCOLL_ERR_CORRUPT;
   if (header_checksum(in, pl.nchunks) != load_u32(in + at::kChecksum)) return ZCOLL_ERR_CORRUPT;
   pl.geom = geometry(pl.dtype, eb, pl.ndims, pl.dims);
@@ -394,7 +381,7 @@ int Reader::open(const void* in_v, size_t in_size) {
   size_t pos = pl.data_offset();
   for (size_t k = 0; k < pl.nchunks; ++k) {
     off[k] = pos;
-    const uint32_t field = load_u32(in + kHeaderBytes + k * kIndexEntryBytes);
+    const uint32_t field = load_u32(in + pl.entry_offset(k));
     const size_t n = pl.chunk_values(k), len = field & ~kRawChunkFlag;
     if (field & kRawChunkFlag) {
       if (len != n * pl.esize) return ZCOLL_ERR_CORRUPT;
@@ -413,53 +400,32 @@ int Reader::open(const void* in_v, size_t in_size) {
   return ZCOLL_SUCCESS;
 }
 
-int stream_length(const void* p_v, size_t avail, size_t* len) {
-  const uint8_t* p = static_cast<const uint8_t*>(p_v);
-  if (!p || !len || avail < kHeaderBytes || std::memcmp(p + header_offset::kMagic, kMagic, 4) != 0)
-    return ZCOLL_ERR_CORRUPT;
-  if (p[header_offset::kVersion] != kFormatVersion) return ZCOLL_ERR_VERSION;
-  const size_t nchunks = load_u32(p + header_offset::kNchunks);
-  if (nchunks > (avail - kHeaderBytes) / kIndexEntryBytes) return ZCOLL_ERR_CORRUPT;
-  if (header_checksum(p, nchunks) != load_u32(p + header_offset::kChecksum)) return ZCOLL_ERR_CORRUPT;
-  size_t total = kHeaderBytes + nchunks * kIndexEntryBytes;
-  for (size_t k = 0; k < nchunks; ++k) {
-    const size_t n = load_u32(p + kHeaderBytes + k * kIndexEntryBytes) & ~kRawChunkFlag;
-    if (n > avail - total) return ZCOLL_ERR_CORRUPT;
-    total += n;
-  }
-  *len = total;
-  return ZCOLL_SUCCESS;
-}
-
-int Reader::chunk(size_t k, void* out) const {
-  if (k >= plan_.nchunks || !out) return ZCOLL_ERR_ARG;
-  const uint8_t* src = in_ + offset_[k];
-  const size_t len = offset_[k + 1] - offset_[k];
-  const uint8_t* entry = in_ + kHeaderBytes + k * kIndexEntryBytes;
-  if (checksum(src, len) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
-  const size_t n = plan_.chunk_values(k), begin = plan_.chunk_begin(k);
-  uint8_t* dst = static_cast<uint8_t*>(out) + begin * plan_.esize;
-  if (load_u32(entry) & kRawChunkFlag) {
-    std::memcpy(dst, src, len);
-    return ZCOLL_SUCCESS;
-  }
-  const ChunkCodec& codec = *plan_.codec->chunk;
-  ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize, &codec);
-  const uint8_t* end = in_ + size_;
-  const bool ok = plan_.dtype == ZCOLL_FLOAT32
-      ? codec.decode_f32(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<float*>(dst))
-      : codec.decode_f64(src, len, end, n, begin, plan_.geom, s, reinterpret_cast<double*>(dst));
-  return ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
-}
-
 int Reader::chunk_ref(size_t k, ChunkRef* ref) const {
   if (k >= plan_.nchunks) return ZCOLL_ERR_ARG;
   const uint8_t* src = in_ + offset_[k];
   const size_t len = offset_[k + 1] - offset_[k];
-  const uint8_t* entry = in_ + kHeaderBytes + k * kIndexEntryBytes;
+  const uint8_t* entry = in_ + plan_.entry_offset(k);
   if (checksum(src, len) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
   *ref = ChunkRef{src, len, (load_u32(entry) & kRawChunkFlag) != 0, in_ + size_};
   return ZCOLL_SUCCESS;
+}
+
+int Reader::chunk(size_t k, void* out) const {
+  if (!out) return ZCOLL_ERR_ARG;
+  ChunkRef c;
+  if (const int rc = chunk_ref(k, &c)) return rc;
+  const size_t n = plan_.chunk_values(k), begin = plan_.chunk_begin(k);
+  uint8_t* dst = static_cast<uint8_t*>(out) + begin * plan_.esize;
+  if (c.raw) {
+    std::memcpy(dst, c.p, c.bytes);
+    return ZCOLL_SUCCESS;
+  }
+  const ChunkCodec& codec = *plan_.codec->chunk;
+  ChunkScratch& s = thread_scratch().get(plan_.chunk_len, plan_.esize, &codec);
+  const bool ok = plan_.dtype == ZCOLL_FLOAT32
+      ? codec.decode_f32(c.p, c.bytes, c.end, n, begin, plan_.geom, s, reinterpret_cast<float*>(dst))
+      : codec.decode_f64(c.p, c.bytes, c.end, n, begin, plan_.geom, s, reinterpret_cast<double*>(dst));
+  return ok ? ZCOLL_SUCCESS : ZCOLL_ERR_CORRUPT;
 }
 
 // ------------------------------------------------------- whole buffers
@@ -468,13 +434,11 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
              size_t out_cap, size_t* out_size, double* eb_abs_out) {
   if (!out_size || !out) return ZCOLL_ERR_ARG;
   Plan plan;
-  int rc = make_plan(params, dtype, in, count, &plan);
-  if (rc) return rc;
+  if (const int rc = make_plan(params, dtype, in, count, &plan)) return rc;
   if (eb_abs_out) *eb_abs_out = plan.geom.eb;
-  const uint8_t* src = static_cast<const uint8_t*>(in);
   return assemble(plan, thread_count(params->threads, plan.nchunks), out, out_cap, out_size,
-                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
-                    return put_chunk(plan, k, src, dst, cap, entry);
+                  [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
+                    return put_chunk(plan, k, static_cast<const uint8_t*>(in), dst, cap, idx);
                   });
 }
 
@@ -482,8 +446,7 @@ int decompress(const void* in, size_t in_size, int dtype, void* out, size_t coun
   if (!in || threads < 0) return ZCOLL_ERR_ARG;
   if (!element_size(dtype)) return ZCOLL_ERR_DTYPE;
   Reader reader;
-  int rc = reader.open(in, in_size);
-  if (rc) return rc;
+  if (const int rc = reader.open(in, in_size)) return rc;
   const Plan& plan = reader.plan();
   if (plan.dtype != dtype || plan.count != count) return ZCOLL_ERR_MISMATCH;
   if (count > 0 && !out) return ZCOLL_ERR_ARG;
@@ -503,13 +466,6 @@ int decompress(const void* in, size_t in_size, int dtype, void* out, size_t coun
   return error.load();
 }
 
-namespace {
-bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
-  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-  return an && bn && x < y + bn && y < x + an;
-}
-}  // namespace
-
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads) {
   if (op != kCombineSum && op != kCombineMin && op != kCombineMax) return ZCOLL_ERR_ARG;
@@ -517,31 +473,24 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
   if (overlaps(out, out_cap, a, a_size) || overlaps(out, out_cap, b, b_size)) return ZCOLL_ERR_ARG;
   Reader ra, rb;
   int rc = ra.open(a, a_size);
-  if (rc) return rc;
-  if ((rc = rb.open(b, b_size))) return rc;
+  if (rc || (rc = rb.open(b, b_size))) return rc;
   const Plan& pa = ra.plan();
   const Plan& pb = rb.plan();
   if (!pa.codec->chunk->homomorphic || !pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pa.dtype != pb.dtype || pa.count != pb.count || std::memcmp(&pa.geom.eb, &pb.geom.eb, sizeof(double)) != 0 ||
-      pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || pa.dims[0] != pb.dims[0] || pa.dims[1] != pb.dims[1] ||
-      pa.dims[2] != pb.dims[2])
+      pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || !std::equal(pa.dims, pa.dims + 3, pb.dims))
     return ZCOLL_ERR_MISMATCH;
-  const Kernels& kern = select_kernels();
+  const fzl::Kernels& kern = fzl::select_kernels();
   return assemble(pa, thread_count(threads, pa.nchunks), out, out_cap, out_size,
-                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+                  [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
                     ChunkRef ca, cb;
                     int r = ra.chunk_ref(k, &ca);
                     if (r || (r = rb.chunk_ref(k, &cb))) return r;
-                    const size_t n = pa.chunk_values(k);
-                    ThreadScratch& ts = thread_scratch();
-                    ChunkScratch& s = ts.get_combine(pa.chunk_len, pa.esize);
-                    uint8_t* target = cap >= fzl::encoded_chunk_worst(n, pa.esize) ? dst : ts.staging.get();
-                    bool raw = false;
-                    const size_t bytes = pa.dtype == ZCOLL_FLOAT32
-                        ? kern.combine_f32(op, ca, cb, n, pa.chunk_begin(k), pa.geom, s, target, &raw)
-                        : kern.combine_f64(op, ca, cb, n, pa.chunk_begin(k), pa.geom, s, target, &raw);
-                    if (!bytes) return static_cast<int>(ZCOLL_ERR_CORRUPT);
-                    return place_chunk(dst, cap, target, bytes, raw, entry);
+                    const size_t n = pa.chunk_values(k), begin = pa.chunk_begin(k);
+                    return combine_into(pa, k, dst, cap, idx, [&](ChunkScratch& s, uint8_t* target, bool* raw) {
+                      return pa.dtype == ZCOLL_FLOAT32 ? kern.combine_f32(op, ca, cb, n, begin, pa.geom, s, target, raw)
+                                                       : kern.combine_f64(op, ca, cb, n, begin, pa.geom, s, target, raw);
+                    });
                   });
 }
 
@@ -553,29 +502,23 @@ int combine_values(int op, const void* values, size_t count, int dtype, const vo
   if (!es) return ZCOLL_ERR_DTYPE;
   if (overlaps(out, out_cap, values, count * es) || overlaps(out, out_cap, b, b_size)) return ZCOLL_ERR_ARG;
   Reader rb;
-  const int rc = rb.open(b, b_size);
-  if (rc) return rc;
+  if (const int rc = rb.open(b, b_size)) return rc;
   const Plan& pb = rb.plan();
   if (!pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pb.dtype != dtype || pb.count != count) return ZCOLL_ERR_MISMATCH;
-  const Kernels& kern = select_kernels();
+  const fzl::Kernels& kern = fzl::select_kernels();
   const uint8_t* x = static_cast<const uint8_t*>(values);
   return assemble(pb, thread_count(threads, pb.nchunks), out, out_cap, out_size,
-                  [&](size_t k, uint8_t* dst, size_t cap, uint32_t entry[2]) {
+                  [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
                     ChunkRef cb;
-                    const int r = rb.chunk_ref(k, &cb);
-                    if (r) return r;
+                    if (const int r = rb.chunk_ref(k, &cb)) return r;
                     const size_t n = pb.chunk_values(k), begin = pb.chunk_begin(k);
-                    ThreadScratch& ts = thread_scratch();
-                    ChunkScratch& s = ts.get_combine(pb.chunk_len, pb.esize);
-                    uint8_t* target = cap >= fzl::encoded_chunk_worst(n, pb.esize) ? dst : ts.staging.get();
-                    bool raw = false;
                     const void* xk = x + begin * es;
-                    const size_t bytes = dtype == ZCOLL_FLOAT32
-                        ? kern.fold_f32(op, static_cast<const float*>(xk), cb, n, begin, pb.geom, s, target, &raw)
-                        : kern.fold_f64(op, static_cast<const double*>(xk), cb, n, begin, pb.geom, s, target, &raw);
-                    if (!bytes) return static_cast<int>(ZCOLL_ERR_CORRUPT);
-                    return place_chunk(dst, cap, target, bytes, raw, entry);
+                    return combine_into(pb, k, dst, cap, idx, [&](ChunkScratch& s, uint8_t* target, bool* raw) {
+                      return dtype == ZCOLL_FLOAT32
+                          ? kern.fold_f32(op, static_cast<const float*>(xk), cb, n, begin, pb.geom, s, target, raw)
+                          : kern.fold_f64(op, static_cast<const double*>(xk), cb, n, begin, pb.geom, s, target, raw);
+                    });
                   });
 }
 

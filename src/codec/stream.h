@@ -3,6 +3,7 @@
 // the container of container.h; and the homomorphic combination of fzl streams. The C
 // API in stream_api.cc and the collectives (src/coll) use it.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -25,13 +26,10 @@ struct Plan {
   size_t dims[3] = {0, 0, 0};
   ChunkGeometry geom;
 
-  size_t index_offset() const { return kHeaderBytes; }
+  size_t entry_offset(size_t k) const { return kHeaderBytes + k * kIndexEntryBytes; }
   size_t data_offset() const { return kHeaderBytes + nchunks * kIndexEntryBytes; }
   size_t chunk_begin(size_t k) const { return k * chunk_len; }
-  size_t chunk_values(size_t k) const {
-    const size_t b = chunk_begin(k);
-    return count - b < chunk_len ? count - b : chunk_len;
-  }
+  size_t chunk_values(size_t k) const { return std::min(count - chunk_begin(k), chunk_len); }
 };
 
 // Entry points that take a dtype from a caller take it as an int (a zcoll_dtype value, or
@@ -42,9 +40,6 @@ size_t element_size(int dtype);  // 0 when unknown
 void value_range(zcoll_dtype dtype, const void* in, size_t n, int threads, double* lo, double* hi);
 // The absolute bound for a relative one, given the finite value range (see zcoll.h).
 double rel_to_abs(double rel, double lo, double hi);
-// Length of the stream that starts at p, from its header and index alone (nothing is
-// decoded). ZCOLL_ERR_CORRUPT if it does not fit in avail bytes or the header is bad.
-int stream_length(const void* p, size_t avail, size_t* len);
 // Validates params and builds a plan; resolves a REL bound with a pass over `in`.
 int make_plan(const zcoll_codec_params* params, int dtype, const void* in, size_t count, Plan* plan);
 // Threads to use for `threads` (0 = the OpenMP default), never more than `work` items.
@@ -87,7 +82,6 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
 int decompress(const void* in, size_t in_size, int dtype, void* out, size_t count, int threads);
 size_t compress_bound(size_t count, int dtype);
 // Homomorphic combination of two streams (zcoll_combine); op is a CombineOp.
-// ZCOLL_ERR_CODEC unless both are fzl streams.
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads);
 // op(values, b) without compressing values first (zcoll_combine_values).

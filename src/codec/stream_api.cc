@@ -1,16 +1,13 @@
 // The codec's C API: argument checks, exception barrier, and handle lifetimes.
 #include <cstring>
-#include <new>
+#include <memory>
 #include <type_traits>
 
 #include "codec/stream.h"
 #include "common/error_detail.h"
 #include "zcoll.h"
 
-using zcoll::codec::Plan;
-using zcoll::codec::Reader;
-using zcoll::codec::Writer;
-using zcoll::guarded;
+using zcoll::guarded, zcoll::codec::Plan, zcoll::codec::Reader, zcoll::codec::Writer;
 
 struct zcoll_writer {
   Writer w;
@@ -29,6 +26,14 @@ int passed_value(const E& e) {
   std::underlying_type_t<E> v;
   std::memcpy(&v, &e, sizeof v);
   return static_cast<int>(v);
+}
+
+// Deletes a handle and clears the caller's pointer to it (handle may be null).
+template <class H>
+void destroy(H** handle) {
+  if (!handle) return;
+  delete *handle;
+  *handle = nullptr;
 }
 
 void fill_info(const Reader& r, zcoll_stream_info* info) {
@@ -50,13 +55,9 @@ extern "C" {
 
 void zcoll_codec_params_init(zcoll_codec_params* p) {
   if (!p) return;
-  *p = zcoll_codec_params{};
+  *p = zcoll_codec_params{};  // eb, threads, chunk_len, ndims and dims 0
   p->codec = ZCOLL_CODEC_FZL;
   p->eb_mode = ZCOLL_EB_ABS;
-  p->eb = 0;
-  p->threads = 0;
-  p->chunk_len = 0;
-  p->ndims = 0;
 }
 
 const char* zcoll_codec_name(int codec) {
@@ -124,14 +125,10 @@ int zcoll_writer_begin(const zcoll_codec_params* params, zcoll_dtype dtype, cons
   *writer = nullptr;
   return guarded([&]() -> int {
     Plan plan;
-    int rc = zcoll::codec::make_plan(params, passed_value(dtype), in, count, &plan);
-    if (rc) return rc;
-    auto* w = new zcoll_writer;
-    if ((rc = w->w.begin(plan, in, out, out_cap))) {
-      delete w;
-      return rc;
-    }
-    *writer = w;
+    if (const int rc = zcoll::codec::make_plan(params, passed_value(dtype), in, count, &plan)) return rc;
+    std::unique_ptr<zcoll_writer> w(new zcoll_writer);
+    if (const int rc = w->w.begin(plan, in, out, out_cap)) return rc;
+    *writer = w.release();
     return ZCOLL_SUCCESS;
   });
 }
@@ -149,33 +146,22 @@ int zcoll_writer_next(zcoll_writer* writer, int* done) {
 }
 
 int zcoll_writer_finish(zcoll_writer** writer, size_t* out_size) {
-  if (!writer || !*writer || !out_size) {
-    if (writer) zcoll_writer_abort(writer);
-    return ZCOLL_ERR_ARG;
-  }
-  const int rc = guarded([&] { return (*writer)->w.finish(out_size); });
-  zcoll_writer_abort(writer);
+  int rc = ZCOLL_ERR_ARG;
+  if (writer && *writer && out_size) rc = guarded([&] { return (*writer)->w.finish(out_size); });
+  zcoll_writer_abort(writer);  // whatever the outcome (zcoll.h); writer may be null
   return rc;
 }
 
-void zcoll_writer_abort(zcoll_writer** writer) {
-  if (!writer) return;
-  delete *writer;
-  *writer = nullptr;
-}
+void zcoll_writer_abort(zcoll_writer** writer) { destroy(writer); }
 
 int zcoll_reader_open(const void* in, size_t in_size, zcoll_reader** reader) {
   if (!reader) return ZCOLL_ERR_ARG;
   *reader = nullptr;
   return guarded([&]() -> int {
-    auto* r = new zcoll_reader;
-    const int rc = r->r.open(in, in_size);
-    if (rc) {
-      delete r;
-      return rc;
-    }
+    std::unique_ptr<zcoll_reader> r(new zcoll_reader);
+    if (const int rc = r->r.open(in, in_size)) return rc;
     fill_info(r->r, &r->info);
-    *reader = r;
+    *reader = r.release();
     return ZCOLL_SUCCESS;
   });
 }
@@ -187,10 +173,6 @@ int zcoll_reader_chunk(zcoll_reader* reader, size_t k, void* out) {
   return guarded([&]() -> int { return reader->r.chunk(k, out); });
 }
 
-void zcoll_reader_close(zcoll_reader** reader) {
-  if (!reader) return;
-  delete *reader;
-  *reader = nullptr;
-}
+void zcoll_reader_close(zcoll_reader** reader) { destroy(reader); }
 
 }  // extern "C"

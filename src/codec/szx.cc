@@ -24,6 +24,7 @@
 // bit for bit on every platform with IEEE double (contraction is off for the codec).
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "codec/chunk_codec.h"
 #include "codec/container.h"
@@ -34,43 +35,14 @@ namespace {
 constexpr size_t kSzxBlock = 128;
 enum : uint8_t { kConstant = 0, kTruncated = 1, kRaw = 2 };
 
+// What the blocks need of T's IEEE layout (float: 8 exponent and 23 mantissa bits,
+// double: 11 and 52); a lead code counts up to 3 (float) or 7 (double) equal bytes.
 template <class T>
-struct Bits;
-template <>
-struct Bits<float> {
-  using U = uint32_t;
-  static constexpr unsigned kWidth = 32, kExponent = 8, kMantissa = 23, kLeadBits = 2;
+struct Layout {
+  using U = Bits<T>;
+  static constexpr unsigned kWidth = 8 * sizeof(T), kMantissa = std::numeric_limits<T>::digits - 1;
+  static constexpr unsigned kExponent = kWidth - 1 - kMantissa, kLeadBits = sizeof(T) == 4 ? 2 : 3;
 };
-template <>
-struct Bits<double> {
-  using U = uint64_t;
-  static constexpr unsigned kWidth = 64, kExponent = 11, kMantissa = 52, kLeadBits = 3;
-};
-
-template <class T>
-typename Bits<T>::U to_bits(T v) {
-  typename Bits<T>::U u;
-  std::memcpy(&u, &v, sizeof(T));
-  return u;
-}
-template <class T>
-T from_bits(typename Bits<T>::U u) {
-  T v;
-  std::memcpy(&v, &u, sizeof(T));
-  return v;
-}
-
-template <class T>
-T load_value(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-// out may sit at any byte offset (callers pass their buffers as they are).
-template <class T>
-void store_value(T* out, T v) {
-  std::memcpy(out, &v, sizeof(T));
-}
 
 // The top k bits of w (k in 0..width), the rest cut to 0.
 template <class U>
@@ -81,11 +53,6 @@ U keep_top(U w, unsigned k, unsigned width) {
 template <class T>
 T rebuild(T mu, T d) {
   return static_cast<T>(static_cast<double>(mu) + static_cast<double>(d));
-}
-
-template <class T>
-bool within(T x, T y, double eb) {
-  return std::fabs(static_cast<double>(x) - static_cast<double>(y)) <= eb;
 }
 
 // Mantissa bits that the block's residuals need for a cut below eb: a residual below
@@ -100,7 +67,7 @@ int mantissa_bits_needed(double radius, double eb, int max_bits) {
 // Encodes one block of len values at p; returns the end. p has room for a raw block.
 template <class T>
 uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
-  using B = Bits<T>;
+  using B = Layout<T>;
   using U = typename B::U;
   // x may sit at any byte offset (callers pass their buffers as they are).
   T x[kSzxBlock];
@@ -140,8 +107,8 @@ uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
     if (k > B::kWidth) return raw();
     bool ok = true;
     for (size_t i = 0; i < len && ok; ++i) {
-      w[i] = keep_top(to_bits(d[i]), k, B::kWidth);
-      ok = within(x[i], rebuild(mu, from_bits<T>(w[i])), eb);
+      w[i] = keep_top(bits_of(d[i]), k, B::kWidth);
+      ok = within(x[i], rebuild(mu, load<T>(&w[i])), eb);
     }
     if (ok) break;
   }
@@ -184,7 +151,7 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
 template <class T>
 bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size_t n, size_t /*begin*/,
             const ChunkGeometry& /*g*/, ChunkScratch& /*s*/, T* out) {
-  using B = Bits<T>;
+  using B = Layout<T>;
   using U = typename B::U;
   const uint8_t* p = in;
   const uint8_t* const end = in + bytes;
@@ -199,10 +166,10 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       continue;
     }
     if (tag > kRaw || static_cast<size_t>(end - p) < sizeof(T)) return false;
-    const T mu = load_value<T>(p);
+    const T mu = load<T>(p);
     p += sizeof(T);
     if (tag == kConstant) {
-      for (size_t j = 0; j < len; ++j) store_value(out + i + j, mu);
+      for (size_t j = 0; j < len; ++j) store(out + i + j, mu);
       continue;
     }
     const size_t lead_bytes = (len * B::kLeadBits + 7) / 8;
@@ -223,7 +190,7 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       for (unsigned b = lead; b < nbytes; ++b) w |= static_cast<U>(*p++) << (B::kWidth - 8 * (b + 1));
       // Bits past k must be 0, so that one stream has one meaning.
       if (keep_top(w, k, B::kWidth) != w) return false;
-      store_value(out + i + j, rebuild(mu, from_bits<T>(w)));
+      store(out + i + j, rebuild(mu, load<T>(&w)));
       prev = w;
     }
     // The padding bits after the last lead code must be 0 as well.

@@ -7,9 +7,9 @@
 
 namespace zcoll::coll {
 
-// Ring allgather: block_of_rank[x] is the block rank x holds at the start (its own, or
-// the one a scatter or reduce-scatter left there); every rank ends with every block.
-void ring_allgather(Transport& T, const std::vector<int>& block_of_rank);
+// Ring allgather: block_of_rank[x] is the block rank x holds at the start (its own,
+// block x, when empty; or the one a scatter left there); every rank ends with every block.
+void ring_allgather(Transport& T, const std::vector<int>& block_of_rank = {});
 // Bruck allgather: block b starts on rank b.
 void bruck_allgather(Transport& T);
 // Binomial trees; blocks are indexed by relative rank (rank - root) mod p, except for

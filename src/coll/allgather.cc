@@ -29,22 +29,16 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
       },
       [&](zcoll_dtype dt, double eb) {
         const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLGATHER, p, per_rank, false);
-        Transport T(c, dt);
-        T.cprp2p = ch.cprp2p;
+        Transport T(c, dt, ch);
         const std::vector<size_t> sizes(counts, counts + p);
         T.plan(eb, sizes.data(), p, Transport::Layout::kStored);
         for (int b = 0; b < p; ++b) {
           void* dst = at(recvbuf, static_cast<size_t>(displs[b]), T.es);
           T.place(b, b == r ? dst : nullptr, dst);
         }
-        if (ch.schedule == ZCOLL_ALGO_BRUCK) {
-          bruck_allgather(T);
-        } else {
-          std::vector<int> identity(p);
-          for (int x = 0; x < p; ++x) identity[x] = x;
-          ring_allgather(T, identity);
-        }
-        return T.finish(ch.reported());
+        if (ch.schedule == ZCOLL_ALGO_BRUCK) bruck_allgather(T);
+        else ring_allgather(T);
+        return T.finish();
       },
       [&] {
         return uniform ? MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, counts[0], recvtype, c.comm)

@@ -12,21 +12,21 @@ namespace zcoll::coll {
 void ring_allgather(Transport& T, const std::vector<int>& block_of_rank) {
   using namespace schedule;
   const int p = T.c.size, r = T.c.rank, right = ring_right(r, p), left = ring_left(r, p);
+  auto block = [&](int x) { return block_of_rank.empty() ? x : block_of_rank[x]; };
   Requests rq[2], sq[2];
   for (int k = 0; k < p; ++k) {
     const int cur = k % 2, prev = (k + 1) % 2;
-    const int b = block_of_rank[ring_allgather_sent(r, p, k)];
+    const int b = block(ring_allgather_sent(r, p, k));
     const bool forward = k < p - 1;  // the last step only unpacks what step p - 2 brought
     if (forward) {
-      const int br = block_of_rank[ring_allgather_received(r, p, k)];
+      const int br = block(ring_allgather_received(r, p, k));
       rq[cur].clear();
       for (size_t i = T.first_piece[br]; i < T.first_piece[br + 1]; ++i)
         T.irecv(T.stored_slot(i), T.piece_cap(i), left, rq[cur]);
       T.wait_all(sq[cur]);  // step k - 2's sends used these slots
     }
     auto pass_on = [&](const uint8_t* s, size_t len, size_t i) {
-      T.raw += T.piece_count[i] * T.es;
-      T.isend(s, len, right, sq[cur]);
+      T.send_stream(s, len, i, right, sq[cur]);
       T.poll(sq[cur]);
     };
     for (size_t i = T.first_piece[b]; i < T.first_piece[b + 1]; ++i) {

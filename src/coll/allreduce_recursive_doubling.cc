@@ -21,10 +21,7 @@ void recursive_doubling_allreduce(Transport& T) {
   for (size_t i = 0; i < n; ++i) cur_len[i] = T.compress_src(i, cur + T.slot[i]);
 
   auto send_all = [&](int peer) {
-    for (size_t i = 0; i < n; ++i) {
-      T.raw += T.piece_count[i] * T.es;
-      T.isend(cur + T.slot[i], cur_len[i], peer, sq);
-    }
+    for (size_t i = 0; i < n; ++i) T.send_stream(cur + T.slot[i], cur_len[i], i, peer, sq);
   };
   auto recv_all = [&](int peer) {
     rq.clear();
@@ -34,13 +31,9 @@ void recursive_doubling_allreduce(Transport& T) {
   auto fold = [&](bool mine_first) {
     for (size_t i = 0; i < n; ++i) {
       const size_t got = T.wait_recv(rq, i);
-      const uint8_t *a = cur + T.slot[i], *b = inbox + T.slot[i];
-      size_t alen = cur_len[i], blen = got;
-      if (!mine_first) {
-        std::swap(a, b);
-        std::swap(alen, blen);
-      }
-      next_len[i] = T.combine(a, alen, b, blen, i, spare + T.slot[i]);
+      const uint8_t *mine = cur + T.slot[i], *theirs = inbox + T.slot[i];
+      uint8_t* out = spare + T.slot[i];
+      next_len[i] = mine_first ? T.combine(mine, cur_len[i], theirs, got, i, out) : T.combine(theirs, got, mine, cur_len[i], i, out);
       T.poll(sq);
     }
     T.wait_all(sq);

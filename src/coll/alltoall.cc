@@ -37,8 +37,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
       },
       [&](zcoll_dtype dt, double eb) {
         const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLTOALL, p, n * zcoll::codec::element_size(dt), false);
-        Transport T(c, dt);
-        T.cprp2p = ch.cprp2p;
+        Transport T(c, dt, ch);
         const std::vector<size_t> counts(p, n);
         T.plan(eb, counts.data(), p, in_place ? Transport::Layout::kStoredAndBlocks : Transport::Layout::kBlockSets);
         for (int b = 0; b < p; ++b)
@@ -51,7 +50,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
             T.stored_len[i] = T.compress_src(i, T.stored_slot(i));
         }
         pairwise_alltoall(T, in_place);
-        return T.finish(ch.reported());
+        return T.finish();
       },
       [&] { return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c.comm); });
 }

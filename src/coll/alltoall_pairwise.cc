@@ -25,8 +25,7 @@ void pairwise_alltoall(Transport& T, bool precompressed) {
         const size_t i = next_send++;
         const uint8_t* s = precompressed ? T.stored_slot(i) : T.send[cur] + T.block_slot(i);
         const size_t len = precompressed ? T.stored_len[i] : T.compress_src(i, T.send[cur] + T.block_slot(i));
-        T.raw += T.piece_count[i] * T.es;
-        T.isend(s, len, dst, sq[cur]);
+        T.send_stream(s, len, i, dst, sq[cur]);
         T.poll(sq[cur]);
       }
       // Decompress what has arrived; once every piece is out, wait for the rest.

@@ -22,18 +22,15 @@ extern "C" int zcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int r
         const int p = c.size;
         const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_BCAST, p, bytes, false);
         const size_t nb = ch.schedule == ZCOLL_ALGO_SCATTER_ALLGATHER ? static_cast<size_t>(p) : 1;
-        std::vector<size_t> counts(nb);
-        for (size_t b = 0; b < nb; ++b) counts[b] = n * (b + 1) / nb - n * b / nb;
-        Transport T(c, dt);
-        T.cprp2p = ch.cprp2p;
-        T.plan(eb, counts.data(), nb, Transport::Layout::kStored);
+        Transport T(c, dt, ch);
+        T.plan(eb, even_blocks(n, nb).data(), nb, Transport::Layout::kStored);
         for (size_t b = 0; b < nb; ++b) {
           void* at_b = zcoll::at(buffer, T.block_begin[b], T.es);
           T.place(static_cast<int>(b), c.rank == root ? at_b : nullptr, c.rank == root ? nullptr : at_b);
         }
         if (nb > 1) scatter_allgather_bcast(T, root);
         else binomial_bcast(T, root);
-        return T.finish(ch.reported());
+        return T.finish();
       },
       [&] { return MPI_Bcast(buffer, count, datatype, root, c.comm); });
 }

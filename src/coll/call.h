@@ -1,19 +1,12 @@
 // What every collective's entry point shares (call.cc): whether the call is large enough
-// to compress, the one agreement every rank of a compressed-size call makes, and the
-// bound all ranks then use.
-//
-// The agreement is one MPI_Allreduce of a few numbers: each rank's element type, the
-// counts, root and op it was called with, its share of the value range (REL bounds), and
-// any local failure. From it every rank takes the same decision (plain MPI, compress, or
-// fail) without a further round trip, and an erroneous program whose ranks pass
-// different counts, roots, ops or float types gets ZCOLL_ERR_MISMATCH on every rank
-// instead of a hang or a wrong result. The decision to enter the agreement at all rests
-// on the local byte count and min_bytes; min_bytes is identical everywhere (checked at
-// zcoll_comm_create), so only a program whose counts differ across min_bytes escapes the
-// check (documented in zcoll.h as erroneous, as MPI has it).
+// to compress, the one agreement every rank of such a call makes (one MPI_Allreduce of
+// each rank's element type, counts, root, op, share of the value range and local
+// failure, so all ranks take the same decision, or all get ZCOLL_ERR_MISMATCH: zcoll.h),
+// and the bound all ranks then use.
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "coll/select.h"
 #include "common/comm.h"
@@ -61,6 +54,13 @@ inline bool bad_rooted_buffers(bool is_root, const void* root_buf, int root_coun
   const bool in_place = is_root && other_buf == MPI_IN_PLACE;
   return (is_root && (root_count < 0 || (root_count > 0 && !root_buf))) ||
          (!in_place && (other_count < 0 || (other_count > 0 && !other_buf)));
+}
+
+// count elements in p blocks whose sizes differ by at most one.
+inline std::vector<size_t> even_blocks(size_t count, size_t p) {
+  std::vector<size_t> counts(p);
+  for (size_t b = 0; b < p; ++b) counts[b] = count * (b + 1) / p - count * b / p;
+  return counts;
 }
 
 // Copies a rank's own data from a send layout to a receive layout. The same datatype

@@ -31,8 +31,7 @@ extern "C" int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sen
       },
       [&](zcoll_dtype dt, double eb) {
         const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_GATHER, p, n * zcoll::codec::element_size(dt), false);
-        Transport T(c, dt);
-        T.cprp2p = ch.cprp2p;
+        Transport T(c, dt, ch);
         const std::vector<size_t> counts(p, n);
         T.plan(eb, counts.data(), p, Transport::Layout::kStored);
         // Blocks by relative rank: block v belongs to rank (v + root) mod p.
@@ -41,7 +40,7 @@ extern "C" int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sen
         for (int v = 0; v < p && is_root; ++v)
           T.place(v, v ? nullptr : own, zcoll::at(recvbuf, static_cast<size_t>((v + root) % p) * n, T.es));
         binomial_gather(T, root);
-        return T.finish(ch.reported());
+        return T.finish();
       },
       [&] { return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c.comm); });
 }

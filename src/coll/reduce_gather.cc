@@ -8,27 +8,21 @@ void gather_reduced_blocks(Transport& T, int root) {
   const int p = T.c.size, r = T.c.rank;
   Requests rq, sq;
   if (r != root) {
-    for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i) {
-      T.raw += T.piece_count[i] * T.es;
-      T.isend(T.stored_slot(i), T.stored_len[i], root, sq);
-    }
+    for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i)
+      T.send_stream(T.stored_slot(i), T.stored_len[i], i, root, sq);
     T.wait_all(sq);
     return;
   }
-  std::vector<size_t> piece_of;
-  for (int b = 0; b < p; ++b) {
-    if (b == root) continue;
-    for (size_t i = T.first_piece[b]; i < T.first_piece[b + 1]; ++i) {
+  for (int b = 0; b < p; ++b)
+    for (size_t i = T.first_piece[b]; b != root && i < T.first_piece[b + 1]; ++i)
       T.irecv(T.stored_slot(i), T.piece_cap(i), b, rq);
-      piece_of.push_back(i);
-    }
-  }
   for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i) T.decompress(T.stored_slot(i), T.stored_len[i], i);
-  for (size_t j = 0; j < rq.size(); ++j) {
-    const size_t i = piece_of[j];
-    T.stored_len[i] = T.wait_recv(rq, j);
-    T.decompress(T.stored_slot(i), T.stored_len[i], i);
-  }
+  size_t j = 0;  // rq holds the receives in the order of this loop
+  for (int b = 0; b < p; ++b)
+    for (size_t i = T.first_piece[b]; b != root && i < T.first_piece[b + 1]; ++i) {
+      T.stored_len[i] = T.wait_recv(rq, j++);
+      T.decompress(T.stored_slot(i), T.stored_len[i], i);
+    }
 }
 
 }  // namespace zcoll::coll

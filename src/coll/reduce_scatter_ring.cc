@@ -49,8 +49,7 @@ void ring_reduce_scatter(Transport& T, bool want_stream) {
           continue;
         }
       }
-      T.raw += T.piece_count[i] * T.es;
-      T.isend(piece, len, right, sq[cur]);
+      T.send_stream(piece, len, i, right, sq[cur]);
       T.poll(sq[cur]);
     }
   }

@@ -45,12 +45,13 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
         a.add_range(dt, input, total, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb) {
-        Transport T(c, dt, op);
         const zcoll_config& cfg = c.cfg;
-        T.cprp2p = configured_algorithm(cfg, collective) == ZCOLL_ALGO_CPRP2P;
         // AUTO is DOC with a codec that does not combine (zcoll_comm_create refuses HOMOMORPHIC).
-        T.homomorphic = !T.cprp2p && cfg.reduction != ZCOLL_REDUCTION_DOC && cfg.codec.codec == ZCOLL_CODEC_FZL;
-        const Choice ch = select_algorithm(cfg, collective, p, total * T.es, T.homomorphic);
+        const bool homomorphic = configured_algorithm(cfg, collective) != ZCOLL_ALGO_CPRP2P &&
+                                 cfg.reduction != ZCOLL_REDUCTION_DOC && cfg.codec.codec == ZCOLL_CODEC_FZL;
+        const Choice ch = select_algorithm(cfg, collective, p, total * codec::element_size(dt), homomorphic);
+        Transport T(c, dt, ch, op);
+        T.homomorphic = homomorphic;
         const bool doubling = ch.schedule == ZCOLL_ALGO_RECURSIVE_DOUBLING;
         if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(T, collective, p);
         T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks);
@@ -67,24 +68,12 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
           ring_reduce_scatter(T, true);
           // The input is consumed: from here on every block is a result that arrives.
           for (int b = 0; b < p; ++b) T.block_src[b] = nullptr;
-          if (collective == ZCOLL_COLL_ALLREDUCE) {
-            std::vector<int> identity(p);
-            for (int x = 0; x < p; ++x) identity[x] = x;
-            ring_allgather(T, identity);
-          } else {
-            gather_reduced_blocks(T, root);
-          }
+          if (collective == ZCOLL_COLL_ALLREDUCE) ring_allgather(T);
+          else gather_reduced_blocks(T, root);
         }
-        return T.finish(ch.reported());
+        return T.finish();
       },
       plain);
-}
-
-// count elements in p blocks whose sizes differ by at most one.
-std::vector<size_t> even_blocks(size_t count, int p) {
-  std::vector<size_t> counts(p);
-  for (int b = 0; b < p; ++b) counts[b] = count * (b + 1) / p - count * b / p;
-  return counts;
 }
 
 }  // namespace

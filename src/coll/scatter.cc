@@ -31,15 +31,14 @@ extern "C" int zcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype se
       },
       [&](zcoll_dtype dt, double eb) {
         const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_SCATTER, p, n * zcoll::codec::element_size(dt), false);
-        Transport T(c, dt);
-        T.cprp2p = ch.cprp2p;
+        Transport T(c, dt, ch);
         const std::vector<size_t> counts(p, n);
         T.plan(eb, counts.data(), p, Transport::Layout::kStored);
         // Blocks by relative rank: block v belongs to rank (v + root) mod p.
         for (int v = 0; v < p && is_root; ++v) T.place(v, zcoll::at(sendbuf, static_cast<size_t>((v + root) % p) * n, T.es), nullptr);
         if (!is_root) T.place((c.rank - root + p) % p, nullptr, recvbuf);
         binomial_scatter(T, root);
-        return T.finish(ch.reported());
+        return T.finish();
       },
       [&] { return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c.comm); });
 }

@@ -22,10 +22,6 @@ void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout) 
   first_piece.assign(nb + 1, 0);
   block_src.assign(nb, nullptr);
   block_dst.assign(nb, nullptr);
-  piece_begin.clear();
-  piece_count.clear();
-  piece_block.clear();
-  slot.clear();
   size_t off = 0;
   for (size_t b = 0; b < nb; ++b) {
     block_begin[b + 1] = block_begin[b] + counts[b];
@@ -63,12 +59,12 @@ void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout) 
   }
 }
 
-int Transport::finish(int algorithm) {
+int Transport::finish() {
   int worst = err;
   if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
   c.last = zcoll_stats{};
   c.last.compressed = 1;
-  c.last.algorithm = algorithm;
+  c.last.algorithm = algorithm_;
   c.last.eb_abs = params.eb;
   c.last.raw_bytes = raw;
   c.last.wire_bytes = wire;
@@ -82,34 +78,29 @@ int Transport::finish(int algorithm) {
 // ------------------------------------------------------------ piece operations
 
 size_t Transport::compress_values(const void* values, size_t i, uint8_t* dst) {
-  if (err) return 0;
-  const double t = now();
   size_t len = 0;
-  const int rc = codec::compress(&params, dtype, values, piece_count[i], dst, piece_cap(i), &len, nullptr);
-  t_codec += now() - t;
-  if (rc) fail(rc);
-  return rc ? 0 : len;
+  if (err || timed(t_codec, [&] {
+        return codec::compress(&params, dtype, values, piece_count[i], dst, piece_cap(i), &len, nullptr);
+      }))
+    return 0;
+  return len;
 }
 
 size_t Transport::combine(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, size_t i, uint8_t* out) {
-  if (err) return 0;
-  const double t = now();
   size_t len = 0;
-  const int rc = codec::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads);
-  t_reduce += now() - t;
-  if (rc) fail(rc);
-  return rc ? 0 : len;
+  if (err || timed(t_reduce, [&] { return codec::combine(op, a, alen, b, blen, out, piece_cap(i), &len, params.threads); }))
+    return 0;
+  return len;
 }
 
 size_t Transport::fold(const uint8_t* partial, size_t len, size_t i, uint8_t* out) {
-  if (err) return 0;
-  const double t = now();
   size_t olen = 0;
-  const int rc = codec::combine_values(op, piece_src(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
+  if (err || timed(t_reduce, [&] {
+        return codec::combine_values(op, piece_src(i), piece_count[i], dtype, partial, len, out, piece_cap(i), &olen,
                                      params.threads);
-  t_reduce += now() - t;
-  if (rc) fail(rc);
-  return rc ? 0 : olen;
+      }))
+    return 0;
+  return olen;
 }
 
 namespace {
@@ -153,11 +144,8 @@ size_t Transport::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
 }
 
 void Transport::decompress(const uint8_t* s, size_t len, size_t i, void* to) {
-  if (err) return;
-  const double t = now();
-  const int rc = codec::decompress(s, len, dtype, to ? to : piece_dst(i), piece_count[i], params.threads);
-  t_decomp += now() - t;
-  if (rc) fail(rc);
+  if (!err)
+    timed(t_decomp, [&] { return codec::decompress(s, len, dtype, to ? to : piece_dst(i), piece_count[i], params.threads); });
 }
 
 void Transport::unpack(size_t i) {
@@ -235,14 +223,14 @@ bool Transport::test_recv(Requests& reqs, size_t j, size_t* len) {
 }
 
 void Transport::wait_all(Requests& reqs) {
-  if (!reqs.empty() && MPI_Waitall(static_cast<int>(reqs.size()), reqs.req.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+  if (!reqs.req.empty() && MPI_Waitall(static_cast<int>(reqs.req.size()), reqs.req.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
     fail(ZCOLL_ERR_MPI);
   reqs.clear();
 }
 
 void Transport::poll(Requests& sends) {
   int done = 0;
-  if (!sends.empty()) MPI_Testall(static_cast<int>(sends.size()), sends.req.data(), &done, MPI_STATUSES_IGNORE);
+  if (!sends.req.empty()) MPI_Testall(static_cast<int>(sends.req.size()), sends.req.data(), &done, MPI_STATUSES_IGNORE);
 }
 
 // ---------------------------------------------------- block-level exchange
@@ -268,10 +256,9 @@ void Transport::ready(size_t i) {
 }
 
 void Transport::send_piece(size_t i, int peer, Requests& sends) {
-  raw += piece_count[i] * es;
-  if (!cprp2p || err) return isend(stored_slot(i), stored_len[i], peer, sends);
+  if (!cprp2p || err) return send_stream(stored_slot(i), stored_len[i], i, peer, sends);
   outgoing_.emplace_back(piece_cap(i));
-  isend(outgoing_.back().data(), compress_values(values_of(i), i, outgoing_.back().data()), peer, sends);
+  send_stream(outgoing_.back().data(), compress_values(values_of(i), i, outgoing_.back().data()), i, peer, sends);
 }
 
 void Transport::exchange(const std::vector<Transfer>& recvs, const std::vector<Transfer>& sends) {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "codec/stream.h"
+#include "coll/select.h"
 #include "common/comm.h"
 #include "common/mpi_util.h"
 
@@ -46,8 +47,6 @@ struct Requests {
     req.clear();
     buf.clear();
   }
-  bool empty() const { return req.empty(); }
-  size_t size() const { return req.size(); }
 };
 
 // A block list to receive from, or send to, one peer (tree and Bruck schedules).
@@ -85,8 +84,10 @@ struct Transport {
   double t_codec = 0, t_decomp = 0, t_reduce = 0;  // t_reduce: combining, homomorphic or on values
   size_t wire = 0, raw = 0;
 
-  Transport(zcoll_comm_s& comm, zcoll_dtype dt, int combine_op = codec::kCombineSum)
-      : c(comm), dtype(dt), es(codec::element_size(dt)), op(combine_op) {
+  // Runs the chosen schedule: the choice sets the policy and what the statistics report.
+  Transport(zcoll_comm_s& comm, zcoll_dtype dt, const Choice& choice, int combine_op = codec::kCombineSum)
+      : c(comm), dtype(dt), es(codec::element_size(dt)), op(combine_op), cprp2p(choice.cprp2p),
+        algorithm_(choice.reported()) {
     if (c.debug_fail) fail(c.debug_fail);
   }
 
@@ -97,8 +98,8 @@ struct Transport {
     kStoredAndBlocks,  // stored, recv[2], send[2]
     kWholeVector,      // own, stored, and recv[2], send[2] spanning every piece
   };
-  // The communicator's codec settings with the absolute bound eb; blocks (counts[b]
-  // elements each, nblocks of them) and pieces; the arena's regions.
+  // Once per transport: the communicator's codec settings with the absolute bound eb;
+  // blocks (counts[b] elements each, nblocks of them) and pieces; the arena's regions.
   void plan(double eb, const size_t* counts, size_t nblocks, Layout layout);
   // Sets block_src / block_dst of block b (nullptr for none).
   void place(int b, const void* src, void* dst) {
@@ -107,21 +108,20 @@ struct Transport {
   }
   // After the schedule: every rank returns the same outcome (the worst error anywhere),
   // and the call's statistics go to the communicator.
-  int finish(int algorithm);
+  int finish();
 
   size_t nblocks() const { return block_begin.size() - 1; }
   size_t piece_cap(size_t i) const { return zcoll_codec_bound(piece_count[i], dtype); }
   // Byte offset of piece i inside a one-block region (recv/send sets).
   size_t block_slot(size_t i) const { return slot[i] - slot[first_piece[piece_block[i]]]; }
   uint8_t* stored_slot(size_t i) const { return stored + slot[i]; }
-  size_t offset_in_block(size_t i) const { return piece_begin[i] - block_begin[piece_block[i]]; }
   const void* piece_src(size_t i) const {
     const void* s = block_src[piece_block[i]];
-    return s ? at(s, offset_in_block(i), es) : nullptr;
+    return s ? at(s, piece_begin[i] - block_begin[piece_block[i]], es) : nullptr;
   }
   void* piece_dst(size_t i) const {
     void* d = block_dst[piece_block[i]];
-    return d ? at(d, offset_in_block(i), es) : nullptr;
+    return d ? at(d, piece_begin[i] - block_begin[piece_block[i]], es) : nullptr;
   }
   // Where piece i's values are on this rank (CPRP2P compresses them again to send them).
   const void* values_of(size_t i) const {
@@ -151,6 +151,11 @@ struct Transport {
 
   // ---- messages: one per piece (a 4-byte message is an error notice instead)
   void isend(const uint8_t* p, size_t len, int peer, Requests& reqs);
+  // isend of piece i's stream s, counted as the piece's raw data sent.
+  void send_stream(const uint8_t* s, size_t len, size_t i, int peer, Requests& sends) {
+    raw += piece_count[i] * es;
+    isend(s, len, peer, sends);
+  }
   void irecv(uint8_t* p, size_t cap, int peer, Requests& reqs);
   // Waits for receive j; returns its length, or 0 after a notice or MPI error.
   size_t wait_recv(Requests& reqs, size_t j);
@@ -174,6 +179,16 @@ struct Transport {
   }
 
  private:
+  // Runs a codec operation f() -> zcoll code, its time added to `clock`; the error, if
+  // any, becomes this rank's. Returns the code.
+  template <class F>
+  int timed(double& clock, F&& f) {
+    const double t = now();
+    const int rc = f();
+    clock += now() - t;
+    if (rc) fail(rc);
+    return rc;
+  }
   size_t received(const MPI_Status& st, const uint8_t* buf);
   size_t wait_one(MPI_Request& r, const uint8_t* buf);  // wait_recv of one request
   // Makes stored piece i available: waits for its receive, or compresses this rank's
@@ -183,6 +198,7 @@ struct Transport {
   std::vector<std::vector<uint8_t>> relay_;        // CPRP2P: values of pieces only passed on
   std::deque<std::vector<uint8_t>> outgoing_;      // CPRP2P: streams of sends in flight
   std::vector<uint8_t> values_;                    // doc_step's piece of values
+  int algorithm_;                                  // what zcoll_stats reports
 };
 
 }  // namespace zcoll::coll

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -66,35 +67,26 @@ int validate(zcoll_config& cfg) {
 // The settings that decide code paths and streams, as numbers every rank must share.
 // Threads are left out: streams are the same for any thread count.
 struct Setting {
-  char name[40];
+  std::string name;
   uint64_t value;
   enum Kind { kInt, kDouble, kAlgorithm } kind;
 };
 
 std::vector<Setting> settings_of(const zcoll_config& cfg) {
-  std::vector<Setting> s;
-  auto add = [&](const char* name, uint64_t v, Setting::Kind k) {
-    Setting x{};
-    std::snprintf(x.name, sizeof x.name, "%s", name);
-    x.value = v;
-    x.kind = k;
-    s.push_back(x);
-  };
   uint64_t eb_bits;
   std::memcpy(&eb_bits, &cfg.codec.eb, sizeof eb_bits);
-  add("codec", static_cast<uint64_t>(cfg.codec.codec), Setting::kInt);
-  add("eb_mode", static_cast<uint64_t>(cfg.codec.eb_mode), Setting::kInt);
-  add("eb", eb_bits, Setting::kDouble);
-  add("chunk_len", cfg.codec.chunk_len ? cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN, Setting::kInt);
-  add("min_bytes", cfg.min_bytes, Setting::kInt);
-  add("algorithm", static_cast<uint64_t>(cfg.algorithm), Setting::kAlgorithm);
-  for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k) {
-    char name[40];
-    std::snprintf(name, sizeof name, "algorithms[%s]", zcoll_collective_name(k));
-    add(name, static_cast<uint64_t>(cfg.algorithms[k]), Setting::kAlgorithm);
-  }
-  add("reduction", static_cast<uint64_t>(cfg.reduction), Setting::kInt);
-  add("bound_target", static_cast<uint64_t>(cfg.bound_target), Setting::kInt);
+  const auto u = [](long long v) { return static_cast<uint64_t>(v); };
+  std::vector<Setting> s = {
+      {"codec", u(cfg.codec.codec), Setting::kInt},
+      {"eb_mode", u(cfg.codec.eb_mode), Setting::kInt},
+      {"eb", eb_bits, Setting::kDouble},
+      {"chunk_len", cfg.codec.chunk_len ? cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN, Setting::kInt},
+      {"min_bytes", cfg.min_bytes, Setting::kInt},
+      {"algorithm", u(cfg.algorithm), Setting::kAlgorithm},
+      {"reduction", u(cfg.reduction), Setting::kInt},
+      {"bound_target", u(cfg.bound_target), Setting::kInt}};
+  for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k)
+    s.push_back({std::string("algorithms[") + zcoll_collective_name(k) + "]", u(cfg.algorithms[k]), Setting::kAlgorithm});
   return s;
 }
 
@@ -154,7 +146,7 @@ int agree(MPI_Comm comm, int rank, int local_rc, const zcoll_config* cfg) {
   zcoll::set_error_detail(
       "setting %s differs across ranks: rank %d has %s, rank %d another value (they range from %s to %s); it must be "
       "the same on every rank",
-      d.name, who[0], show(d, lo).c_str(), who[1], show(d, lo).c_str(), show(d, hi).c_str());
+      d.name.c_str(), who[0], show(d, lo).c_str(), who[1], show(d, lo).c_str(), show(d, hi).c_str());
   return ZCOLL_ERR_MISMATCH;
 }
 
@@ -198,24 +190,19 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   }
   rc = agree(comm, rank, rc, &mine);
   if (rc) return rc;
-  zcoll_comm_s* c = new (std::nothrow) zcoll_comm_s;
+  std::unique_ptr<zcoll_comm_s> c(new (std::nothrow) zcoll_comm_s);
   if (!c) return ZCOLL_ERR_NO_MEMORY;  // as MPI_Comm_dup would after its own failure
   c->cfg = mine;
-  if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
-    delete c;
+  if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS || MPI_Comm_dup(c->comm, &c->p2p) != MPI_SUCCESS) {
+    if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
     return ZCOLL_ERR_MPI;
   }
   MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-  if (MPI_Comm_dup(c->comm, &c->p2p) != MPI_SUCCESS) {
-    MPI_Comm_free(&c->comm);
-    delete c;
-    return ZCOLL_ERR_MPI;
-  }
   MPI_Comm_set_errhandler(c->p2p, MPI_ERRORS_RETURN);
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
   c->debug_fail = debug_fail_code(c->rank);
-  *out = c;
+  *out = c.release();
   return ZCOLL_SUCCESS;
 }
 

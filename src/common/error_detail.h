@@ -1,6 +1,6 @@
-// The sentence zcoll_error_detail() returns, and the exception barrier of the C API.
-// The sentence zcoll_error_detail() returns: set where an error code alone would leave
-// the user guessing (which setting differs across ranks, and its values there).
+// The sentence zcoll_error_detail() returns (set where an error code alone would leave
+// the user guessing: which setting differs across ranks, and its values there), and the
+// exception barrier of the C API.
 #pragma once
 #include <new>
 

@@ -232,25 +232,19 @@ int finish(zcoll_request_s& r, int mpi_err, const MPI_Status& st, MPI_Status* ou
 // MPI-4 sends errors without a communicator to MPI_COMM_SELF; Open MPI 4.1 uses the
 // request's communicator. For the length of one such call, both return errors too, so
 // that a truncation becomes ZCOLL_ERR_TRUNCATE.
-class ErrorsReturn {
- public:
-  explicit ErrorsReturn(MPI_Comm comm) : comm_(comm) {
-    if (MPI_Comm_get_errhandler(comm_, &saved_) == MPI_SUCCESS)
-      MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    else
-      saved_ = MPI_ERRHANDLER_NULL;
+struct ErrorsReturn {
+  MPI_Comm comm;
+  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+  explicit ErrorsReturn(MPI_Comm c) : comm(c) {
+    if (MPI_Comm_get_errhandler(comm, &saved) == MPI_SUCCESS) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    else saved = MPI_ERRHANDLER_NULL;
   }
   ~ErrorsReturn() {
-    if (saved_ == MPI_ERRHANDLER_NULL) return;
-    MPI_Comm_set_errhandler(comm_, saved_);
-    MPI_Errhandler_free(&saved_);
+    if (saved == MPI_ERRHANDLER_NULL) return;
+    MPI_Comm_set_errhandler(comm, saved);
+    MPI_Errhandler_free(&saved);
   }
   ErrorsReturn(const ErrorsReturn&) = delete;
-  ErrorsReturn& operator=(const ErrorsReturn&) = delete;
-
- private:
-  MPI_Comm comm_;
-  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
 };
 
 // MPI's empty status; a receive from MPI_PROC_NULL has that source.

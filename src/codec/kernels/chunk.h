@@ -95,7 +95,7 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
     nd_rebuild(r, n, begin, g, q);
     const double twoeb = g.twoeb;
     if (!qout)
-      for (size_t i = 0; i < n; ++i) store_elem(out + i, dequantize_value<T>(q[i], twoeb));
+      for (size_t i = 0; i < n; ++i) store(out + i, dequantize_value<T>(q[i], twoeb));
   }
   for (size_t blk = 0; blk < nblocks; ++blk) copy_exact(s.exact[blk], s.exact_src[blk], out + blk * kBlock);
   return true;

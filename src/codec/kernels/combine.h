@@ -23,60 +23,43 @@ inline uint32_t add_block_scalar(int32_t* qa, const int32_t* qb, unsigned len) {
   return over;
 }
 
+inline uint32_t add_block(int32_t* qa, const int32_t* qb, unsigned len) {
+#if defined(__AVX2__)
+  if (len != kBlock) return add_block_scalar(qa, qb, len);
+  uint32_t over = 0;
+  const __m256i lim = _mm256_set1_epi32(static_cast<int>(kQuantLimit));
+  for (unsigned j = 0; j < kBlock; j += 8) {
+    const __m256i v = _mm256_add_epi32(load_q8(qa + j), load_q8(qb + j));
+    store_q8(qa + j, v);
+    const __m256i big = _mm256_cmpgt_epi32(_mm256_abs_epi32(v), lim);
+    over |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(big))) << j;
+  }
+  return over;
+#else
+  return add_block_scalar(qa, qb, len);
+#endif
+}
+
 template <bool kMax>
 inline void minmax_block_scalar(int32_t* qa, const int32_t* qb, unsigned len) {
   for (unsigned k = 0; k < len; ++k) qa[k] = kMax ? (qb[k] > qa[k] ? qb[k] : qa[k]) : (qb[k] < qa[k] ? qb[k] : qa[k]);
 }
 
-// SUM of two full 1-D blocks of residuals on the linear path (see combine_chunk_1d):
-// the result's residuals are the operands' residuals added. Mixed predictors:
-// second-order residuals are differences of first-order ones (the first against the
-// state's last difference), so the first-order side converts and the sum is second
-// order. Emits the block and advances the three states; false (nothing written) when
-// the result's integers could leave the quantizer's range.
-template <class T>
-bool sum_blocks_scalar(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, uint32_t& q1, uint32_t& d1,
-                       uint32_t& qa1, uint32_t& da1, uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
-  const bool alt = a_alt || b_alt;
-  int32_t conv[kBlock];
-  const int32_t* xa = ra;
-  const int32_t* xb = rb;
-  if (a_alt != b_alt) {
-    int32_t shifted[kBlock + 1];  // the first-order residuals, after the state's difference
-    shifted[0] = static_cast<int32_t>(a_alt ? db1 : da1);
-    std::memcpy(shifted + 1, a_alt ? rb : ra, sizeof(int32_t) * kBlock);
-    for (unsigned k = 0; k < kBlock; ++k)
-      conv[k] = static_cast<int32_t>(static_cast<uint32_t>(shifted[k + 1]) - static_cast<uint32_t>(shifted[k]));
-    (a_alt ? xb : xa) = conv;
+template <bool kMax>
+inline void minmax_block(int32_t* qa, const int32_t* qb, unsigned len) {
+#if defined(__AVX2__)
+  if (len != kBlock) return minmax_block_scalar<kMax>(qa, qb, len);
+  for (unsigned j = 0; j < kBlock; j += 8) {
+    const __m256i a = load_q8(qa + j), b = load_q8(qb + j);
+    store_q8(qa + j, kMax ? _mm256_max_epi32(a, b) : _mm256_min_epi32(a, b));
   }
-  // The summed residuals' magnitudes and signs, and the sums that advance the result's
-  // state, in one pass.
-  uint32_t any = 0, signs = 0, sum = 0, weighted = 0, last = 0;
-  uint32_t mags[kBlock];
-  for (unsigned k = 0; k < kBlock; ++k) {
-    const uint32_t u = static_cast<uint32_t>(xa[k]) + static_cast<uint32_t>(xb[k]);
-    mags[k] = magnitude(u);
-    any |= mags[k];
-    signs |= (u >> 31) << k;
-    sum += u;
-    weighted += (kBlock - k) * u;
-    last = u;
-  }
-  const unsigned bits = bit_length(any);
-  if (integer_reach(q1, d1, alt, bits) > static_cast<uint64_t>(kQuantLimit)) return false;
-  p = emit_block(mags, signs, bits, kBlock, 0u, static_cast<const T*>(nullptr), alt, p);
-  advance_by_sums(sum, weighted, last, kBlock, alt, q1, d1);
-  // The result's integers are a's plus b's here, so b's state follows from the other two.
-  advance_state(ra, kBlock, a_alt, qa1, da1);
-  qb1 = q1 - qa1;
-  db1 = d1 - da1;
-  return true;
+#else
+  minmax_block_scalar<kMax>(qa, qb, len);
+#endif
 }
 
-// Each ISA defines sum_blocks, add_block and minmax_block (the AVX2 kernels take full
-// blocks in registers) from the scalar forms above.
 #if defined(__AVX2__)
-// sum_blocks_scalar with the residuals in registers.
+// sum_blocks below with the residuals in registers.
 template <class T>
 bool sum_blocks_avx2(const RegBlock& A, const RegBlock& B, uint32_t& q1, uint32_t& d1, uint32_t& qa1, uint32_t& da1,
                      uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
@@ -111,10 +94,18 @@ bool sum_blocks_avx2(const RegBlock& A, const RegBlock& B, uint32_t& q1, uint32_
   db1 = d1 - da1;
   return true;
 }
+#endif
 
+// SUM of two full 1-D blocks of residuals on the linear path (see combine_chunk_1d):
+// the result's residuals are the operands' residuals added. Mixed predictors:
+// second-order residuals are differences of first-order ones (the first against the
+// state's last difference), so the first-order side converts and the sum is second
+// order. Emits the block and advances the three states; false (nothing written) when
+// the result's integers could leave the quantizer's range.
 template <class T>
 bool sum_blocks(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, uint32_t& q1, uint32_t& d1,
                 uint32_t& qa1, uint32_t& da1, uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
+#if defined(__AVX2__)
   RegBlock fa, fb;
   fa.alt = a_alt;
   fb.alt = b_alt;
@@ -123,41 +114,43 @@ bool sum_blocks(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, ui
     fb.r[j] = load_q8(rb + 8 * j);
   }
   return sum_blocks_avx2<T>(fa, fb, q1, d1, qa1, da1, qb1, db1, p);
-}
-
-inline uint32_t add_block(int32_t* qa, const int32_t* qb, unsigned len) {
-  if (len != kBlock) return add_block_scalar(qa, qb, len);
-  uint32_t over = 0;
-  const __m256i lim = _mm256_set1_epi32(static_cast<int>(kQuantLimit));
-  for (unsigned j = 0; j < kBlock; j += 8) {
-    const __m256i v = _mm256_add_epi32(load_q8(qa + j), load_q8(qb + j));
-    store_q8(qa + j, v);
-    const __m256i big = _mm256_cmpgt_epi32(_mm256_abs_epi32(v), lim);
-    over |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(big))) << j;
-  }
-  return over;
-}
-
-template <bool kMax>
-inline void minmax_block(int32_t* qa, const int32_t* qb, unsigned len) {
-  if (len != kBlock) return minmax_block_scalar<kMax>(qa, qb, len);
-  for (unsigned j = 0; j < kBlock; j += 8) {
-    const __m256i a = load_q8(qa + j), b = load_q8(qb + j);
-    store_q8(qa + j, kMax ? _mm256_max_epi32(a, b) : _mm256_min_epi32(a, b));
-  }
-}
 #else
-template <class T>
-bool sum_blocks(const int32_t* ra, bool a_alt, const int32_t* rb, bool b_alt, uint32_t& q1, uint32_t& d1,
-                uint32_t& qa1, uint32_t& da1, uint32_t& qb1, uint32_t& db1, uint8_t*& p) {
-  return sum_blocks_scalar<T>(ra, a_alt, rb, b_alt, q1, d1, qa1, da1, qb1, db1, p);
-}
-inline uint32_t add_block(int32_t* qa, const int32_t* qb, unsigned len) { return add_block_scalar(qa, qb, len); }
-template <bool kMax>
-inline void minmax_block(int32_t* qa, const int32_t* qb, unsigned len) {
-  minmax_block_scalar<kMax>(qa, qb, len);
-}
+  const bool alt = a_alt || b_alt;
+  int32_t conv[kBlock];
+  const int32_t* xa = ra;
+  const int32_t* xb = rb;
+  if (a_alt != b_alt) {
+    int32_t shifted[kBlock + 1];  // the first-order residuals, after the state's difference
+    shifted[0] = static_cast<int32_t>(a_alt ? db1 : da1);
+    std::memcpy(shifted + 1, a_alt ? rb : ra, sizeof(int32_t) * kBlock);
+    for (unsigned k = 0; k < kBlock; ++k)
+      conv[k] = static_cast<int32_t>(static_cast<uint32_t>(shifted[k + 1]) - static_cast<uint32_t>(shifted[k]));
+    (a_alt ? xb : xa) = conv;
+  }
+  // The summed residuals' magnitudes and signs, and the sums that advance the result's
+  // state, in one pass.
+  uint32_t any = 0, signs = 0, sum = 0, weighted = 0, last = 0;
+  uint32_t mags[kBlock];
+  for (unsigned k = 0; k < kBlock; ++k) {
+    const uint32_t u = static_cast<uint32_t>(xa[k]) + static_cast<uint32_t>(xb[k]);
+    mags[k] = magnitude(u);
+    any |= mags[k];
+    signs |= (u >> 31) << k;
+    sum += u;
+    weighted += (kBlock - k) * u;
+    last = u;
+  }
+  const unsigned bits = bit_length(any);
+  if (integer_reach(q1, d1, alt, bits) > static_cast<uint64_t>(kQuantLimit)) return false;
+  p = emit_block(mags, signs, bits, kBlock, 0u, static_cast<const T*>(nullptr), alt, p);
+  advance_by_sums(sum, weighted, last, kBlock, alt, q1, d1);
+  // The result's integers are a's plus b's here, so b's state follows from the other two.
+  advance_state(ra, kBlock, a_alt, qa1, da1);
+  qb1 = q1 - qa1;
+  db1 = d1 - da1;
+  return true;
 #endif
+}
 
 // One block: qa/va/ma become the result (integers, exact values, exact mask).
 template <class T>
@@ -168,14 +161,14 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
     // Values at exact positions first, while qa still holds a's integers.
     for (uint32_t e = m; e; e &= e - 1) {
       const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
-      const T a = (ma >> k) & 1u ? load_elem(va + k) : dequantize_value<T>(qa[k], twoeb);
-      const T b = (mb >> k) & 1u ? load_elem(vb + k) : dequantize_value<T>(qb[k], twoeb);
-      store_elem(va + k, static_cast<T>(a + b));
+      const T a = (ma >> k) & 1u ? load<T>(va + k) : dequantize_value<T>(qa[k], twoeb);
+      const T b = (mb >> k) & 1u ? load<T>(vb + k) : dequantize_value<T>(qb[k], twoeb);
+      store(va + k, static_cast<T>(a + b));
     }
     const uint32_t over = add_block(qa, qb, len) & ~m;
     for (uint32_t e = over; e; e &= e - 1) {
       const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
-      store_elem(va + k, dequantize_value<T>(qa[k], twoeb));  // the exact int32 sum, rounded once
+      store(va + k, dequantize_value<T>(qa[k], twoeb));  // the exact int32 sum, rounded once
     }
     return m | over;
   }
@@ -187,8 +180,8 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
   for (uint32_t e = m; e; e &= e - 1) {
     const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
     const bool ea = (ma >> k) & 1u, eb = (mb >> k) & 1u;
-    const T a = ea ? load_elem(va + k) : dequantize_value<T>(qa[k], twoeb);
-    const T b = eb ? load_elem(vb + k) : dequantize_value<T>(qb[k], twoeb);
+    const T a = ea ? load<T>(va + k) : dequantize_value<T>(qa[k], twoeb);
+    const T b = eb ? load<T>(vb + k) : dequantize_value<T>(qb[k], twoeb);
     bool take_b;
     if (a != a || b != b) take_b = a == a;  // NaN wins
     else if (a == b) take_b = ea && !eb;
@@ -196,7 +189,7 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
     const bool win_exact = take_b ? eb : ea;
     if (win_exact) {
       keep_exact |= 1u << k;
-      store_elem(va + k, take_b ? b : a);
+      store(va + k, take_b ? b : a);
     } else {
       qwin[k] = take_b ? qb[k] : qa[k];
     }
@@ -321,7 +314,7 @@ size_t combine_decoded(int op, size_t n, size_t begin, const ChunkGeometry& g, C
   if (*raw) {
     for (size_t i = 0; i < n; ++i) {
       const bool ex = (s.exact[i / kBlock] >> (i % kBlock)) & 1u;
-      store_elem(reinterpret_cast<T*>(out) + i, ex ? load_elem(va + i) : dequantize_value<T>(q[i], g.twoeb));
+      store(reinterpret_cast<T*>(out) + i, ex ? load<T>(va + i) : dequantize_value<T>(q[i], g.twoeb));
     }
     bytes = n * sizeof(T);
   }
@@ -404,7 +397,7 @@ size_t fold_chunk_1d(int op, const T* x, const ChunkRef& b, size_t n, const Chun
     rebuild_block(rb, len, bb.alt, bb.b, qb1, db1, g, qb);
     copy_exact(bb.exact, bb.exact_src, vb);
     const uint32_t ma = quantize_block(x + i, len, g, q + i);
-    for (uint32_t e = ma; e; e &= e - 1) va[__builtin_ctz(e)] = load_elem(x + i + __builtin_ctz(e));
+    for (uint32_t e = ma; e; e &= e - 1) va[__builtin_ctz(e)] = load<T>(x + i + __builtin_ctz(e));
     const uint32_t m = combine_block(op, q + i, qb, ma, bb.exact, va, vb, len, g.twoeb);
     if (m) fill_block_placeholders(q, i, m);
     p = encode_block_1d(q + i, len, m, va, p);

@@ -22,19 +22,6 @@
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA {
 
-// Callers may pass buffers at any byte offset, so scalar element access goes through
-// memcpy (one plain load or store once compiled).
-template <class T>
-inline T load_elem(const T* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <class T>
-inline void store_elem(T* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
-
 // Branch-free: residual signs are a coin toss, and a branch here mispredicts half the time.
 inline uint32_t magnitude(uint32_t u) {
   const uint32_t s = static_cast<uint32_t>(static_cast<int32_t>(u) >> 31);

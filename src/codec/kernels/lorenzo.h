@@ -2,7 +2,7 @@
 // block between first-order (q[i] - q[i-1]) and second-order differences; 2-D and 3-D
 // chunks use shape-aware Lorenzo (NdPredictor).
 #pragma once
-#include "codec/kernels/block.h"
+#include "codec/kernels/bitpack.h"
 #include "codec/kernels/quantize.h"
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA {
@@ -145,7 +145,7 @@ inline void rebuild_block_scalar(const int32_t* rb, unsigned len, bool alt, uint
     }
     q1 += d1;
     if constexpr (std::is_same<Out, int32_t>::value) out[k] = static_cast<int32_t>(q1);
-    else store_elem(out + k, dequantize_value<Out>(static_cast<int32_t>(q1), geo.twoeb));
+    else store(out + k, dequantize_value<Out>(static_cast<int32_t>(q1), geo.twoeb));
   }
 }
 
@@ -262,31 +262,29 @@ inline void advance_state_avx2(const __m256i r[4], bool alt, uint32_t& q1, uint3
   advance_by_sums(sum, weighted, static_cast<uint32_t>(_mm256_extract_epi32(r[3], 7)), kBlock, alt, q1, d1);
 }
 
+#endif
+
 template <class T>
 inline uint8_t* encode_block_1d(const int32_t* q, unsigned len, uint32_t mask, const T* x, uint8_t* p) {
+#if defined(__AVX2__)
   if (len != kBlock) return encode_block_1d_scalar(q, len, mask, x, p);
   const __m256i qv[4] = {load_q8(q), load_q8(q + 8), load_q8(q + 16), load_q8(q + 24)};
   return encode_block_1d_avx2(qv, prev_of(q), mask, x, p);
+#else
+  return encode_block_1d_scalar(q, len, mask, x, p);
+#endif
 }
 
 template <class Out>
-inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, unsigned b, uint32_t& q1, uint32_t& d1,
-                          const ChunkGeometry& geo, Out* out) {
+inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, [[maybe_unused]] unsigned b, uint32_t& q1,
+                          uint32_t& d1, const ChunkGeometry& geo, Out* out) {
+#if defined(__AVX2__)
   if (len != kBlock) return rebuild_block_scalar(rb, len, alt, q1, d1, geo, out);
   const __m256i rv[4] = {load_q8(rb), load_q8(rb + 8), load_q8(rb + 16), load_q8(rb + 24)};
   rebuild_block_avx2(rv, alt, b, q1, d1, geo, out);
-}
 #else
-template <class T>
-inline uint8_t* encode_block_1d(const int32_t* q, unsigned len, uint32_t mask, const T* x, uint8_t* p) {
-  return encode_block_1d_scalar(q, len, mask, x, p);
-}
-
-template <class Out>
-inline void rebuild_block(const int32_t* rb, unsigned len, bool alt, unsigned, uint32_t& q1, uint32_t& d1,
-                          const ChunkGeometry& geo, Out* out) {
   rebuild_block_scalar(rb, len, alt, q1, d1, geo, out);
-}
 #endif
+}
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA

@@ -7,39 +7,10 @@
 // Encoder and decoder run the same scalar double operations in the same order (the
 // codec is compiled with -ffp-contract=off -fno-fast-math), so both compute bit-identical
 // predictions and reconstructions, on any x86-64 and for any thread count.
-//
-// A stage of the chunk kernels (kernels/common.h): the encoders are compiled per ISA and
-// reached through the Kernels table; the decoders (lpbyte.cc, lpbit.cc) are scalar and use
-// the generic_isa copy.
 #pragma once
-#include <cfloat>
-#include <cstddef>
-#include <cstdint>
-
 #include "codec/kernels/common.h"
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lp {
-
-// Callers may pass buffers at any byte offset: element access through memcpy.
-template <class T>
-inline T load(const void* p) { T v; std::memcpy(&v, p, sizeof v); return v; }
-template <class T>
-inline void store(void* p, T v) { std::memcpy(p, &v, sizeof v); }
-
-template <class T>
-using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-
-template <class T>
-inline Bits<T> bits_of(T v) {
-  return load<Bits<T>>(&v);
-}
-
-// The guarantee, evaluated exactly as stated: |x - y| <= eb in double, y already in the
-// element type. False for NaN, and for any non-finite y when x is finite.
-template <class T>
-inline bool within(T x, T y, double eb) {
-  return std::fabs(static_cast<double>(x) - static_cast<double>(y)) <= eb;
-}
 
 // floor(log2(v)) for a positive finite v (subnormals included).
 inline int floor_log2(double v) {

@@ -1,9 +1,6 @@
 // The lpbit encoder, a stage of the chunk kernels (kernels/common.h), and what its
 // (scalar) decoder in lpbit.cc shares with it; lpbit.cc describes the format.
 #pragma once
-#include <algorithm>
-#include <cstdint>
-
 #include "codec/kernels/lp.h"
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA::lpbit {
@@ -31,7 +28,7 @@ inline double residual(uint64_t sign, int e, uint64_t t, unsigned m) {
   uint64_t b = (sign << 63) | (static_cast<uint64_t>(e + 1023) << 52);
   if (m < 52) b |= (t << (52 - m)) | (uint64_t{1} << (51 - m));
   else b |= t;
-  return lp::load<double>(&b);
+  return load<double>(&b);
 }
 
 // LSB-first bit writer for fields of up to 56 bits. Branch free (entries of 3 and of
@@ -76,20 +73,20 @@ inline uint64_t decide(T xi, lp::History& h, double eb, int E) {
   lp::offer_predictions(ch, xi, p);
   // The residual from p1, cut to m = c - 1 mantissa bits (computed for every value).
   const double r = static_cast<double>(xi) - p[1];
-  const uint64_t rb = lp::bits_of(r), field = (rb >> 52) & 0x7ff;
+  const uint64_t rb = bits_of(r), field = (rb >> 52) & 0x7ff;
   const int c = static_cast<int>(field) - 1023 - E;
   const int m = c > 1 ? c - 1 : 0;
   const unsigned mc = m < 52 ? static_cast<unsigned>(m) : 52u;  // safe shifts when m is out of range
   const uint64_t t = (rb & kMantMask) >> (52 - mc);
   const T cand = static_cast<T>(p[1] + residual(rb >> 63, static_cast<int>(field) - 1023, t, mc));
   const bool usable = (field != 0) & (field != 0x7ff) & (c >= 0) & (m <= static_cast<int>(max_kept<T>())) &
-                      lp::within(xi, cand, eb);
+                      within(xi, cand, eb);
   const uint64_t hit = uint64_t{0} - static_cast<uint64_t>(ch.hit());
   const uint64_t miss = ~hit & (uint64_t{0} - static_cast<uint64_t>(usable));
   const uint64_t esc = ~hit & ~miss;
-  const lp::Bits<T> yb =
-      static_cast<lp::Bits<T>>((ch.y & hit) | (lp::bits_of(cand) & miss) | (lp::bits_of(xi) & esc));
-  h.push(lp::load<T>(&yb));
+  const Bits<T> yb =
+      static_cast<Bits<T>>((ch.y & hit) | (bits_of(cand) & miss) | (bits_of(xi) & esc));
+  h.push(load<T>(&yb));
   return ((kHit | static_cast<uint64_t>(ch.code & 3)) & hit) |
          ((kResidual | ((rb >> 63) << 61) | (static_cast<uint64_t>(c & 63) << 52) | t) & miss) | (kEscape & esc);
 }
@@ -140,9 +137,7 @@ size_t decide_avx2(const T* x, const lp::Lanes& lanes, double eb, int E, lp::His
     return _mm256_blendv_pd(y, ch.y, _mm256_castsi256_pd(hit));
   });
 }
-#endif
 
-#if defined(__AVX2__)
 // Pass 2 of the encoder over the steps in which all four lanes have a value: each entry's
 // bits and length computed for the four lanes at once, as write(i) would, then written in
 // lane order. A step with an escape, a long exponent code or a field over
@@ -201,7 +196,7 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
 #if defined(__AVX2__)
   if (lanes.count == lp::Lanes::kLanes) first = decide_avx2(x, lanes, eb, E, h, rec);
 #endif
-  lanes.run([&](int l, size_t i) { rec[i] = decide(lp::load<T>(x + i), h[l], eb, E); }, first);
+  lanes.run([&](int l, size_t i) { rec[i] = decide(load<T>(x + i), h[l], eb, E); }, first);
   size_t count[64] = {};  // misses by exponent code (codes above 53 never occur)
   size_t escapes = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -231,7 +226,7 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
     if ((kind == kEscape) | ((kind == kResidual) & (c >= escape))) {  // rare
       if (kind == kEscape) {
         bw.put(escape << 1, 2 + w);
-        bw.put_wide(lp::bits_of(lp::load<T>(x + i)), 8 * sizeof(T));
+        bw.put_wide(bits_of(load<T>(x + i)), 8 * sizeof(T));
       } else {
         bw.put(escape << 1 | uint64_t{1} << (1 + w), 2 + w);
         bw.put(c | ((r >> 61) & 1) << 6, 7);

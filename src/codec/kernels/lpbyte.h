@@ -35,9 +35,9 @@ inline void encode_value(T xi, lp::History& h, double eb, double twoeb, double i
   // p1 with the correction k that rounds x to the nearest bin around it (k = 0 is p1's
   // own code). |v| >= 126 and NaN are out of range: those take v = 0, which is refused.
   double v = (static_cast<double>(xi) - p[1]) * inv;
-  const uint64_t in_range = static_cast<uint64_t>(lp::bits_of(std::fabs(v)) < lp::bits_of(126.0));
-  const uint64_t vb = lp::bits_of(v) & (uint64_t{0} - in_range);
-  v = lp::load<double>(&vb);
+  const uint64_t in_range = static_cast<uint64_t>(bits_of(std::fabs(v)) < bits_of(126.0));
+  const uint64_t vb = bits_of(v) & (uint64_t{0} - in_range);
+  v = load<double>(&vb);
   const double k = round_small(v);
   const int ki = static_cast<int>(k);
   const uint64_t allowed =
@@ -46,11 +46,11 @@ inline void encode_value(T xi, lp::History& h, double eb, double twoeb, double i
   // A miss (code -1, stored as 0xFF): the value goes to the values section. Stored
   // always, kept only on a miss (the worst-case room covers it), without a branch.
   const uint64_t miss = ch.miss_mask();
-  lp::store(vals, xi);
+  store(vals, xi);
   vals += sizeof(T) & miss;
   *code = static_cast<uint8_t>(ch.code);
-  const lp::Bits<T> yb = static_cast<lp::Bits<T>>(ch.y | (lp::bits_of(xi) & miss));
-  h.push(lp::load<T>(&yb));
+  const Bits<T> yb = static_cast<Bits<T>>(ch.y | (bits_of(xi) & miss));
+  h.push(load<T>(&yb));
 }
 
 #if defined(__AVX2__)
@@ -78,7 +78,7 @@ size_t encode_avx2(const T* x, const lp::Lanes& lanes, double eb, double twoeb, 
     _mm256_store_si256(reinterpret_cast<__m256i*>(cl), ch.code);
     for (int l = 0; l < 4; ++l) {  // misses append in lane order, as the scalar steps do
       codes[idx[l]] = static_cast<uint8_t>(cl[l]);
-      lp::store(vals, lp::load<T>(x + idx[l]));
+      store(vals, load<T>(x + idx[l]));
       vals += cl[l] < 0 ? sizeof(T) : 0;
     }
     return _mm256_blendv_pd(xv, ch.y, _mm256_castsi256_pd(ch.hit));
@@ -95,7 +95,7 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
 #if defined(__AVX2__)
   if (lanes.count == lp::Lanes::kLanes) first = encode_avx2(x, lanes, g.eb, g.twoeb, g.inv, h, out, vals);
 #endif
-  lanes.run([&](int l, size_t i) { encode_value(lp::load<T>(x + i), h[l], g.eb, g.twoeb, g.inv, out + i, vals); },
+  lanes.run([&](int l, size_t i) { encode_value(load<T>(x + i), h[l], g.eb, g.twoeb, g.inv, out + i, vals); },
             first);
   return static_cast<size_t>(vals - out);
 }

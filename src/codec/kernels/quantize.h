@@ -60,7 +60,7 @@ inline uint32_t quantize_block_scalar(const T* x, unsigned len, const ChunkGeome
   uint32_t mask = 0;
   for (unsigned k = 0; k < len; ++k) {
     int32_t qk = 0;
-    if (!quantize_value(load_elem(x + k), g, qk)) mask |= 1u << k;
+    if (!quantize_value(load<T>(x + k), g, qk)) mask |= 1u << k;
     q[k] = qk;
   }
   return mask;
@@ -137,19 +137,19 @@ inline uint32_t quantize_block_avx2(const T* x, const ChunkGeometry& g, __m256i 
   return mask;
 }
 
+#endif
+
 template <class T>
 inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
+#if defined(__AVX2__)
   if (len != kBlock) return quantize_block_scalar(x, len, g, q);
   __m256i qv[4];
   const uint32_t mask = quantize_block_avx2(x, g, qv);
   for (unsigned j = 0; j < 4; ++j) store_q8(q + 8 * j, qv[j]);
   return mask;
-}
 #else
-template <class T>
-inline uint32_t quantize_block(const T* x, unsigned len, const ChunkGeometry& g, int32_t* q) {
   return quantize_block_scalar(x, len, g, q);
-}
 #endif
+}
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA

@@ -4,18 +4,6 @@
 
 namespace zcoll::fzl::ZCOLL_KERNELS_ISA {
 
-// Folds x[i, n) into mn and mx, skipping NaN and infinities.
-template <class T>
-inline void finite_range_scalar(const T* x, size_t i, size_t n, T& mn, T& mx) {
-  for (; i < n; ++i) {
-    const T v = load_elem(x + i);
-    if (std::isfinite(v)) {
-      mn = v < mn ? v : mn;
-      mx = v > mx ? v : mx;
-    }
-  }
-}
-
 #if defined(__AVX2__)
 // The few 256-bit operations finite_range needs, for float and double alike.
 template <class T> struct RangeVec;
@@ -59,11 +47,14 @@ void fold_lanes(V vmn, V vmx, T& mn, T& mx) {
     mx = b[j] > mx ? b[j] : mx;
   }
 }
+#endif
 
+// min and max over the finite values (lo > hi when there are none).
 template <class T>
 void finite_range(const T* x, size_t n, double* lo, double* hi) {
   T mn = std::numeric_limits<T>::infinity(), mx = -mn;
   size_t i = 0;
+#if defined(__AVX2__)
   using R = RangeVec<T>;
   constexpr size_t kStep = 2 * R::kLanes;
   // First a plain min/max: min(v, m) returns m when v is NaN (the second operand wins
@@ -95,19 +86,16 @@ void finite_range(const T* x, size_t n, double* lo, double* hi) {
     vmx = R::blend(vmx, R::max(vmx, v), fin);
   }
   fold_lanes(vmn, vmx, mn, mx);
-  finite_range_scalar(x, i, n, mn, mx);
-  *lo = mn;
-  *hi = mx;
-}
-#else
-// min and max over the finite values (lo > hi when there are none).
-template <class T>
-void finite_range(const T* x, size_t n, double* lo, double* hi) {
-  T mn = std::numeric_limits<T>::infinity(), mx = -mn;
-  finite_range_scalar(x, 0, n, mn, mx);
-  *lo = mn;
-  *hi = mx;
-}
 #endif
+  for (; i < n; ++i) {  // the rest, skipping NaN and infinities
+    const T v = load<T>(x + i);
+    if (std::isfinite(v)) {
+      mn = v < mn ? v : mn;
+      mx = v > mx ? v : mx;
+    }
+  }
+  *lo = mn;
+  *hi = mx;
+}
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA
