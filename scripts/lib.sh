@@ -74,6 +74,12 @@ zmpi_cmake_args() {
   exe="$(command -v "mpiexec.$mpi" || true)"
   if [ -z "$cc" ] || [ -z "$exe" ]; then zlog "mpicc.$mpi / mpiexec.$mpi not found"; return 1; fi
   printf '%s\n' "-DMPI_C_COMPILER=$cc" "-DMPIEXEC_EXECUTABLE=$exe"
+  # Every language's wrapper of the same MPI: FindMPI otherwise takes the system's default
+  # (Debian's alternatives) for C++ and Fortran, which may be the other MPI.
+  local w
+  for w in CXX:mpicxx Fortran:mpifort; do
+    if command -v "${w#*:}.$mpi" >/dev/null; then printf '%s\n' "-DMPI_${w%%:*}_COMPILER=$(command -v "${w#*:}.$mpi")"; fi
+  done
   if [ "$mpi" = openmpi ]; then
     # So that plain `ctest` in build-openmpi also works as root and with more ranks than cores.
     local pre="--oversubscribe"
