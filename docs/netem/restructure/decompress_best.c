@@ -1,3 +1,7 @@
+// Best decompression time of one field, for comparing two builds' libzcoll_codec.a (docs/results.md,
+// the restructure of issue 16). f64 input; the f32 variant swaps double/float and ZCOLL_FLOAT64/32.
+//   gcc -O2 decompress_best.c -Iinclude -DZCOLL_CODEC_ONLY BUILD/src/libzcoll_codec.a -fopenmp -lstdc++ -lm
+//   ./a.out FIELD.f64 REPS
 #include <stdio.h>
 #include <stdlib.h>
 #include <zcoll.h>
