@@ -1,5 +1,6 @@
 ! A plain Fortran MPI program for the drop-in layer's tests: MPI_ALLREDUCE (SUM) of REAL*8
-! arrays, out of place and with MPI_IN_PLACE, MPI_REDUCE to the last rank and MPI_BCAST.
+! arrays, out of place and with MPI_IN_PLACE, MPI_REDUCE to the last rank, MPI_BCAST,
+! MPI_REDUCE_SCATTER_BLOCK, MPI_ALLGATHER and MPI_ALLTOALL (blocks of n values).
 ! Every element must be within the allowance: k x eb (argument 1, the layer's ABS bound;
 ! k = ranks for a sum, 1 for bcast) plus the rounding of the sum. Prints the number of
 ! elements that differ from the exact result and the worst error over its allowance;
@@ -8,7 +9,8 @@ program fortran_allreduce
   use mpi
   implicit none
   integer, parameter :: n = 20000
-  real(8) :: x(n), y(n), want(n), mag(n), eb, worst
+  real(8) :: x(n), y(n), want(n), mag(n), eb, worst, m1
+  real(8), allocatable :: s(:), g(:), t(:)
   integer :: ierr, rank, nranks, i, q, differ
   character(len=32) :: arg
 
@@ -46,6 +48,36 @@ program fortran_allreduce
   call MPI_BCAST(y, n, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
   call check(y, 1d0)
 
+  ! Blocks of n values: rank q's block for rank d is val(q, d*n + i).
+  allocate(s(n * nranks), g(n * nranks), t(n * nranks))
+  do q = 0, nranks - 1
+    do i = 1, n
+      s(q * n + i) = val(rank, q * n + i)
+    end do
+  end do
+  call MPI_REDUCE_SCATTER_BLOCK(s, y, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  do i = 1, n
+    t(i) = 0
+    m1 = 0
+    do q = 0, nranks - 1
+      t(i) = t(i) + val(q, rank * n + i)
+      m1 = m1 + abs(val(q, rank * n + i))
+    end do
+    call check1(y(i), t(i), dble(nranks), m1 + 200d0 * nranks)
+  end do
+  call MPI_ALLGATHER(x, n, MPI_DOUBLE_PRECISION, g, n, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+  do q = 0, nranks - 1
+    do i = 1, n
+      call check1(g(q * n + i), val(q, i), 1d0, 200d0)
+    end do
+  end do
+  call MPI_ALLTOALL(s, n, MPI_DOUBLE_PRECISION, g, n, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+  do q = 0, nranks - 1
+    do i = 1, n
+      call check1(g(q * n + i), val(q, rank * n + i), 1d0, 200d0)
+    end do
+  end do
+
   print '(a,i0,a,i0,a,f8.4)', 'fortran rank ', rank, ' differ ', differ, ' worst ', worst
   call MPI_FINALIZE(ierr)
   if (worst > 1) stop 1
@@ -56,6 +88,18 @@ contains
     integer, intent(in) :: r, i
     val = 100d0 * sin(0.001d0 * i + r) + 0.5d0 * r
   end function val
+
+  ! One value against what was sent (k = 1), or against the sum over the ranks (k = ranks).
+  ! m scales the rounding allowance: val's terms are up to 100 in magnitude and may round
+  ! differently on another rank (vectorized or scalar sin), by a few ulps of that.
+  subroutine check1(got, exact, k, m)
+    real(8), intent(in) :: got, exact, k, m
+    real(8) :: e
+    e = abs(got - exact)
+    if (e == 0) return
+    differ = differ + 1
+    worst = max(worst, e / (k * eb + nranks * epsilon(1d0) * m))
+  end subroutine check1
 
   subroutine check(got, k)
     real(8), intent(in) :: got(n), k

@@ -13,7 +13,8 @@
 #          result must be within its allowance (the program's exit status) and the report
 #          must show every intercepted collective compressed.
 # fortran: fortran_allreduce, plain and compressed: within the bound, and the report shows
-#          MPI_ALLREDUCE, MPI_REDUCE and MPI_BCAST compressed.
+#          MPI_ALLREDUCE, MPI_REDUCE, MPI_BCAST, MPI_REDUCE_SCATTER_BLOCK, MPI_ALLGATHER and
+#          MPI_ALLTOALL compressed.
 # static:  pmpi_check linked with libzcoll_mpi.a ahead of MPI (no preload), configured
 #          through the environment: compressed within the bound, all ten functions in the
 #          report, the exact parts equal to the preloaded runs'.
@@ -93,7 +94,7 @@ case "$mode" in
     run plain plain
     args=(1e-3)
     run compressed layer --eb 1e-3 --eb-mode abs --report="$tmp/compressed.report"
-    compressed_rows "$tmp/compressed.report" Allreduce Reduce Bcast
+    compressed_rows "$tmp/compressed.report" Allreduce Reduce Bcast Reduce_scatter_block Allgather Alltoall
     ;;
   other)
     printf '#include <mpi.h>\n#include <stdio.h>\nint main(int c, char **v) { double x = 1, y = 0; int n;\n'\
