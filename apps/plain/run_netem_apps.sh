@@ -19,23 +19,14 @@
 # a time may use the machine: run.sh refuses otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: run_netem_apps.sh BUILD_DIR [RATE] [EB]}" && pwd)
-rate=${2:-1gbit}
-eb=${3:-1e-4}
-rounds=${ZCOLL_DEMO_ROUNDS:-3}
+netem_timeout=180
+source "$here/netem_common.sh"
 fft_n=${ZCOLL_DEMO_FFT_N:-2048}
-lib="$build/src/pmpi/libzcoll_mpi.so"
-for f in "$build/apps/plain/fft2d-plain" "$build/apps/plain/himeno-plain" "$lib"; do
-  [ -e "$f" ] || { echo "run_netem_apps.sh: $f not built" >&2; exit 1; }
-done
-netem=(bash "$root/bench/netem/run.sh" --rate "$rate" --ranks 2 --mpi mpich --timeout 180 --)
+require_built "$build/apps/plain/fft2d-plain" "$build/apps/plain/himeno-plain" "$lib"
 layer=("$root/tools/zcoll-run" --lib "$lib" --eb "$eb" --eb-mode rel --threads 1 --report --)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-time_of() { awk '$1 == "time_s" { print $2 }' "$1"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 summary=()
 
 # measure APP DTYPE ARGS...: the rounds for build/apps/plain/APP-plain; adds its summary line.
