@@ -4,8 +4,8 @@ plain-MPI run of the same program (raw little-endian float32 or float64, same le
 
   compare_results.py PLAIN LAYER f32|f64 [--identical] [--bound B] [--rounding-per-norm R]
 
-Prints one line: max_abs_err, NRMSE and PSNR_dB (rmse against the plain result's range), and
-whether the files are bit-identical. Exit status 1 when the lengths differ, when --identical
+Prints one line: max_abs_err, NRMSE and PSNR_dB (rmse against the plain result's range),
+rel_L2 (||LAYER - PLAIN|| / ||PLAIN||), and whether the files are bit-identical. Exit status 1 when the lengths differ, when --identical
 is given and the bytes differ, or when max_abs_err exceeds the bound B + R x ||PLAIN||_2 (R:
 an allowance for floating-point rounding that grows with the result's norm); with a bound it
 also prints err/bound. Only the standard library (numpy is not assumed).
@@ -53,7 +53,8 @@ def main():
     rmse, value_range = math.sqrt(sq_err / len(ref)), hi - lo
     nrmse = rmse / value_range if value_range > 0 else 0.0
     psnr = 20 * math.log10(value_range / rmse) if rmse > 0 and value_range > 0 else math.inf
-    line = (f"max_abs_err {max_err:.4g}  NRMSE {nrmse:.3g}  PSNR_dB {psnr:.2f}  "
+    rel_l2 = math.sqrt(sq_err / sq_ref) if sq_ref > 0 else 0.0
+    line = (f"max_abs_err {max_err:.4g}  NRMSE {nrmse:.3g}  PSNR_dB {psnr:.2f}  rel_L2 {rel_l2:.3g}  "
             f"identical {'yes' if identical else 'no'}  ({len(ref)} values)")
     status = 0
     if a.bound is not None:
