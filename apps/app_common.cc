@@ -455,23 +455,11 @@ int run_configs(const std::string& app, const Common& c, const RunFn& run) {
 // ----------------------------------------------------------------------- fields, errors
 
 // The values widened to double; a shape that does not match the values is ignored (1-D).
-template <class T>
-void widen_into(const std::string& path, Field* fld) {
-  std::vector<T> raw;
-  std::string err;
-  if (!zsupport::read_values(path, &raw, &err)) throw UsageError{err};
-  fld->v.assign(raw.begin(), raw.end());
-}
-
 Field load_field(const std::string& path) {
   Field fld;
   fld.path = path;
-  const std::string dtype = zsupport::dtype_from_name(path);
-  if (dtype.empty()) throw UsageError{path + ": the name must end in .f32 or .f64"};
-  if (dtype == "f32")
-    widen_into<float>(path, &fld);
-  else
-    widen_into<double>(path, &fld);
+  std::string err;
+  if (!zsupport::read_as_double(path, &fld.v, &err)) throw UsageError{err};
   const size_t n = fld.v.size();
   fld.shape = zsupport::shape_from_name(path);
   size_t prod = 1;

@@ -3,7 +3,8 @@
 // with one alltoall, transforms the rows again (the original columns) and transposes back with
 // a second alltoall, so the result has the input's layout. Each alltoall block is (N/p)^2
 // complex values sent as 2 (N/p)^2 MPI_DOUBLEs, which zcoll compresses in zcoll mode (REL:
-// eb x the range over all ranks' send buffers). The FFT is this file's own iterative radix-2.
+// eb x the range over all ranks' send buffers). The transform itself (an iterative radix-2 FFT
+// and the transposes' packing) is in fft2d.h, shared with the plain-MPI apps/plain/fft2d_plain.cc.
 //
 // Input: one 2-D plane of a real field (--slice along the first axis of a 3-D field; a 2-D
 // field is its own plane), mapped onto N x N by mirroring at the edges (index i reads
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "app_common.h"
+#include "fft2d.h"
 
 namespace {
 
@@ -34,48 +36,7 @@ const char* const kUsage =
     "  --iters K      forward transforms, each with two alltoalls (default 10)\n"
     "  default input: cesm_TS_10x192x288.f32, day 0 (192 x 288, mirrored/cropped to SIZE x SIZE)\n";
 
-using cplx = std::complex<double>;
-
-// In-place radix-2 decimation-in-time FFT of length n (a power of two), with the
-// bit-reversal permutation and the twiddles computed once per size.
-class Fft {
- public:
-  explicit Fft(size_t n) : n_(n), rev_(n), w_(n / 2) {
-    int bits = 0;
-    while ((size_t{1} << bits) < n) ++bits;
-    for (size_t i = 0; i < n; ++i) {
-      size_t r = 0;
-      for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
-      rev_[i] = r;
-    }
-    const double pi = std::acos(-1.0);
-    for (size_t k = 0; k < n / 2; ++k)
-      w_[k] = std::polar(1.0, -2 * pi * static_cast<double>(k) / static_cast<double>(n));
-  }
-  void operator()(cplx* x) const {
-    for (size_t i = 0; i < n_; ++i)
-      if (i < rev_[i]) std::swap(x[i], x[rev_[i]]);
-    for (size_t len = 2; len <= n_; len <<= 1) {
-      const size_t half = len / 2, step = n_ / len;
-      for (size_t s = 0; s < n_; s += len)
-        for (size_t j = 0; j < half; ++j) {
-          const cplx t = w_[j * step] * x[s + j + half];
-          x[s + j + half] = x[s + j] - t;
-          x[s + j] += t;
-        }
-    }
-  }
-
- private:
-  size_t n_;
-  std::vector<size_t> rev_;
-  std::vector<cplx> w_;
-};
-
-size_t mirror(size_t i, size_t n) {
-  const size_t m = i % (2 * n);
-  return m < n ? m : 2 * n - 1 - m;
-}
+using fft2d::cplx;
 
 int run(zapp::Args& a) {
   const long n_arg = a.integer("--n", 256, 2, 1 << 15);
@@ -93,40 +54,21 @@ int run(zapp::Args& a) {
   if (static_cast<size_t>(slice) >= fld.v.size() / (ny * nx)) throw zapp::UsageError{"--slice is past the field"};
   const double* plane = fld.v.data() + static_cast<size_t>(slice) * ny * nx;
 
-  const size_t m = n / p;  // rows per rank, and the side of an alltoall block
-  std::vector<cplx> x(m * n);
+  fft2d::Distributed dist(n, p, r);
+  const std::vector<cplx> x = dist.input_rows(plane, ny, nx);
   double sumsq = 0;
-  for (size_t i = 0; i < m; ++i)
-    for (size_t j = 0; j < n; ++j) {
-      x[i * n + j] = plane[mirror(r * m + i, ny) * nx + mirror(j, nx)];
-      sumsq += std::norm(x[i * n + j]);
-    }
+  for (const cplx& v : x) sumsq += std::norm(v);
   MPI_Allreduce(MPI_IN_PLACE, &sumsq, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const double x_norm = std::sqrt(sumsq);
-  const int block = static_cast<int>(2 * m * m);
-  const Fft fft(n);
+  const int block = dist.block_doubles();
 
   std::vector<cplx> ref;
   zapp::RunFn body = [&](const zapp::Config& cfg, zapp::Net& net, zapp::Record& rec) {
-    std::vector<cplx> f(m * n), sbuf(m * n), rbuf(m * n);
-    // Block q of sbuf holds my rows' columns [q m, (q+1) m); the block received from q holds
-    // its rows' values in my columns, which become my rows once each block is transposed.
-    auto transpose = [&](std::vector<cplx>& v) {
-      for (size_t q = 0; q < p; ++q)
-        for (size_t i = 0; i < m; ++i)
-          for (size_t j = 0; j < m; ++j) sbuf[(q * m + i) * m + j] = v[i * n + q * m + j];
-      net.alltoall(sbuf.data(), rbuf.data(), block, MPI_DOUBLE);
-      for (size_t q = 0; q < p; ++q)
-        for (size_t i = 0; i < m; ++i)
-          for (size_t j = 0; j < m; ++j) v[j * n + q * m + i] = rbuf[(q * m + i) * m + j];
-    };
+    std::vector<cplx> f;
     net.start();
     for (int it = 0; it < c.iters; ++it) {
       f = x;
-      for (size_t i = 0; i < m; ++i) fft(f.data() + i * n);
-      transpose(f);
-      for (size_t i = 0; i < m; ++i) fft(f.data() + i * n);
-      transpose(f);
+      dist.forward(f.data(), [&](const double* send, double* recv) { net.alltoall(send, recv, block, MPI_DOUBLE); });
     }
     net.stop();
     if (cfg.mode == "mpi") ref = f;

@@ -14,23 +14,13 @@
 # native app's speedup over its own MPI_Allreduce, and their ratio. One OpenMP thread per rank (2 ranks
 # on 2 cores). Only one netem run at a time may use the machine: run.sh refuses otherwise.
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: run_netem_demo.sh BUILD_DIR [RATE] [EB]}" && pwd)
-rate=${2:-1gbit}
-eb=${3:-1e-4}
-rounds=${ZCOLL_DEMO_ROUNDS:-3}
+source "$(dirname "${BASH_SOURCE[0]}")/netem_common.sh"
 plain="$build/apps/plain/image-stacking-plain"
 native="$build/apps/image_stacking/zcoll-image-stacking"
-lib="$build/src/pmpi/libzcoll_mpi.so"
-for f in "$plain" "$native" "$lib"; do [ -e "$f" ] || { echo "run_netem_demo.sh: $f not built" >&2; exit 1; }; done
-netem=(bash "$root/bench/netem/run.sh" --rate "$rate" --ranks 2 --mpi mpich --timeout 60 --)
+require_built "$plain" "$native" "$lib"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# time_s of a program's output file
-time_of() { awk '$1 == "time_s" { print $2 }' "$1"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 plain_t=() layer_t=() native_mpi=() native_zcoll=()
 for round in $(seq 1 "$rounds"); do
   echo "== round $round: plain MPI: image-stacking-plain"

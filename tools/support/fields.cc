@@ -42,6 +42,16 @@ std::string dtype_from_name(const std::string& path) {
   return ext == ".f32" ? "f32" : ext == ".f64" ? "f64" : "";
 }
 
+bool read_as_double(const std::string& path, std::vector<double>* values, std::string* err) {
+  const std::string dtype = dtype_from_name(path);
+  if (dtype == "f64") return read_values(path, values, err);
+  std::vector<float> narrow;
+  if (dtype.empty()) *err = path + ": the name must end in .f32 or .f64";
+  if (dtype.empty() || !read_values(path, &narrow, err)) return false;
+  values->assign(narrow.begin(), narrow.end());
+  return true;
+}
+
 std::vector<size_t> parse_extents(const std::string& s) {
   std::vector<size_t> extents;
   for (size_t pos = 0;;) {

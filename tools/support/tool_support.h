@@ -35,6 +35,9 @@ template <class T>
 bool read_values(const std::string& path, std::vector<T>* values, std::string* err);
 // "f32" or "f64" from the .f32/.f64 suffix; "" for any other name.
 std::string dtype_from_name(const std::string& path);
+// A .f32 or .f64 file's values as double (float32 widened); false with the reason in *err,
+// also for a name with neither suffix.
+bool read_as_double(const std::string& path, std::vector<double>* values, std::string* err);
 // "10x192x288" -> {10, 192, 288}; {} unless every extent is a positive decimal number.
 std::vector<size_t> parse_extents(const std::string& s);
 // The extents after the last '_' of the file name: "cesm_TS_10x192x288.f32" -> {10, 192, 288},
