@@ -202,12 +202,19 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
   c->debug_fail = debug_fail_code(c->rank);
+  if (const int trc = zcoll::build_topology(c->comm, &c->topo)) {
+    zcoll::free_topology(&c->topo);
+    MPI_Comm_free(&c->p2p);
+    MPI_Comm_free(&c->comm);
+    return trc;
+  }
   *out = c.release();
   return ZCOLL_SUCCESS;
 }
 
 int zcoll_comm_free(zcoll_comm* zc) {
   if (!zc || !*zc) return ZCOLL_ERR_ARG;
+  zcoll::free_topology(&(*zc)->topo);
   const bool ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS;
   const int rc = MPI_Comm_free(&(*zc)->comm) == MPI_SUCCESS && ok ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI;
   delete *zc;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/topology.h"
 #include "p2p/staging_pool.h"
 
 struct zcoll_comm_s {
@@ -17,6 +18,7 @@ struct zcoll_comm_s {
   MPI_Comm p2p = MPI_COMM_NULL;
   zcoll::p2p::StagingPool p2p_pool;
   int rank = 0, size = 1;
+  zcoll::Topology topo;  // which ranks share a node (ZCOLL_NODE_KEY or shared memory)
   zcoll_config cfg;  // identical on every rank (checked at creation), environment applied
   zcoll_stats last{};
   double call_start = 0;  // MPI_Wtime() when the current collective began (for its stats)

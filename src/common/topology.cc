@@ -1,0 +1,71 @@
+// Node layout of a communicator (topology.h).
+#include "common/topology.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
+#include "common/mpi_util.h"
+
+namespace zcoll {
+namespace {
+
+// Colours: a hashed key in [2^30, 2^31), or the lowest rank of a shared-memory node
+// (below 2^30), so the two never collide.
+int key_colour(const char* key) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (const char* s = key; *s; ++s) {
+    h ^= static_cast<unsigned char>(*s);
+    h *= 16777619u;
+  }
+  return static_cast<int>((h & 0x3fffffffu) | 0x40000000u);
+}
+
+}  // namespace
+
+int build_topology(MPI_Comm comm, Topology* t) {
+  *t = Topology{};
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm shared = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  int lowest = rank;
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, shared);
+  MPI_Comm_free(&shared);
+  if (rc != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  const char* key = std::getenv("ZCOLL_NODE_KEY");
+  const int colour = key && *key ? key_colour(key) : lowest;
+  if (MPI_Comm_split(comm, colour, rank, &t->node_comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  MPI_Comm_rank(t->node_comm, &t->node_rank);
+  MPI_Comm_size(t->node_comm, &t->node_size);
+  // Every rank learns every rank's node leader (the node's lowest rank) and node size.
+  std::vector<int> mine = {0, t->node_rank, t->node_size}, all(3 * static_cast<size_t>(size));
+  int leader = rank;
+  if (MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, t->node_comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  mine[0] = leader;
+  if (MPI_Allgather(mine.data(), 3, MPI_INT, all.data(), 3, MPI_INT, comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  std::vector<int> leaders;
+  for (int r = 0; r < size; ++r) leaders.push_back(all[3 * r]);
+  std::sort(leaders.begin(), leaders.end());
+  leaders.erase(std::unique(leaders.begin(), leaders.end()), leaders.end());
+  t->nodes = static_cast<int>(leaders.size());
+  t->node_of.resize(size);
+  for (int r = 0; r < size; ++r) {
+    t->node_of[r] = static_cast<int>(std::lower_bound(leaders.begin(), leaders.end(), all[3 * r]) - leaders.begin());
+    // Regular: every node has as many ranks as this one (then node_size agrees too).
+    if (all[3 * r + 2] != t->node_size) t->regular = false;
+  }
+  t->node = t->node_of[rank];
+  if (t->regular && t->nodes > 1 && t->node_size > 1 &&
+      MPI_Comm_split(comm, t->node_rank, t->node, &t->rail_comm) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
+  return ZCOLL_SUCCESS;
+}
+
+void free_topology(Topology* t) {
+  if (t->rail_comm != MPI_COMM_NULL) MPI_Comm_free(&t->rail_comm);
+  if (t->node_comm != MPI_COMM_NULL) MPI_Comm_free(&t->node_comm);
+}
+
+}  // namespace zcoll

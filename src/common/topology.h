@@ -1,0 +1,33 @@
+// Which ranks of a communicator share a node. Nodes come from
+// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), unless a rank's environment sets
+// ZCOLL_NODE_KEY: ranks with the same key are one node. The key lets test set-ups
+// (network namespaces on one host, each with its own throttled link) count as separate
+// nodes; MPI would see one host.
+#pragma once
+#include "zcoll.h"
+
+#include <vector>
+
+namespace zcoll {
+
+struct Topology {
+  int nodes = 1;                  // nodes, numbered by their lowest rank
+  int node = 0;                   // this rank's node
+  int node_rank = 0, node_size = 1;
+  bool regular = true;            // every node has node_size ranks, in the same rank order
+  std::vector<int> node_of;       // per rank of the communicator
+  MPI_Comm node_comm = MPI_COMM_NULL;  // this node's ranks, ordered by rank
+  // Ranks with this node_rank, one per node, ordered by node (only when regular and
+  // there are several nodes with several ranks each).
+  MPI_Comm rail_comm = MPI_COMM_NULL;
+
+  bool multi_node() const { return nodes > 1; }
+  // Several nodes of several ranks each: what the node-aware collectives need.
+  bool hierarchical() const { return rail_comm != MPI_COMM_NULL; }
+};
+
+// Collective over comm. Returns a zcoll code (ZCOLL_ERR_MPI when a split fails).
+int build_topology(MPI_Comm comm, Topology* t);
+void free_topology(Topology* t);
+
+}  // namespace zcoll
