@@ -85,7 +85,9 @@ const char* const kUsage =
     "                 reduce_scatter|allreduce|reduce\n"
     "  --input FILE   raw little-endian field; dtype from --dtype or the .f32/.f64 suffix\n"
     "  --eb-mode/--eb error bound (default rel 1e-4); for the reductions, of each rank's input\n"
-    "  --algo         mpi = plain MPI only; zcoll = zcoll's automatic choice; cprp2p = compress\n"
+    "  --algo         mpi = plain MPI only; auto = the cost model's choice (plain MPI or a zcoll\n"
+    "                 algorithm: ZCOLL_DECIDE_MODEL); zcoll = always compressed, the algorithm\n"
+    "                 from the fixed table (ZCOLL_DECIDE_COMPRESS); cprp2p = compress\n"
     "                 before every send (baseline); c-coll = zcoll's algorithms with the szx\n"
     "                 codec and DOC reductions (the C-Coll baseline); zcoll-homomorphic / zcoll-doc = automatic\n"
     "                 algorithm, reductions combining compressed integers / decompress-operate-\n"
@@ -133,6 +135,7 @@ struct Algo {
   int algorithm = ZCOLL_ALGO_AUTO;
   int reduction = ZCOLL_REDUCTION_AUTO;
   int codec = ZCOLL_CODEC_FZL;
+  int decision = ZCOLL_DECIDE_MODEL;
 };
 
 int g_rank = 0, g_size = 1;
@@ -243,9 +246,9 @@ MPI_Op mpi_op(RedOp op) { return op == RedOp::Min ? MPI_MIN : op == RedOp::Max ?
 // what the result files hold.
 const struct {
   const char* name;
-  int algo, reduction, codec = ZCOLL_CODEC_FZL;
+  int algo, reduction, codec = ZCOLL_CODEC_FZL, decision = ZCOLL_DECIDE_COMPRESS;
 } kAlgos[] = {{"mpi", ZCOLL_ALGO_MPI, ZCOLL_REDUCTION_AUTO},
-              {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
+              {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO, ZCOLL_CODEC_FZL, ZCOLL_DECIDE_MODEL},
               {"zcoll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
               {"c-coll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC, ZCOLL_CODEC_SZX},
               {"zcoll-homomorphic", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_HOMOMORPHIC},
@@ -264,6 +267,7 @@ bool parse_algo(const std::string& s, Algo* algo) {
       algo->algorithm = t.algo;
       algo->reduction = t.reduction;
       algo->codec = t.codec;
+      algo->decision = t.decision;
       return true;
     }
   return false;
@@ -327,6 +331,7 @@ struct Result {
   int ranks = 0, iters = 0, warmup = 0, threads = 0, root = 0, compressed = 0;
   size_t bytes_per_rank = 0;
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
+  double t_predicted = 0, t_predicted_mpi = 0, ratio_predicted = 0;  // AUTO's cost model
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
   double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
   double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
@@ -475,6 +480,10 @@ void record_stats(const zcoll_stats& st, int root, Result* res) {
   res->t_comm = tm[1];
   res->t_decompress = tm[2];
   res->t_reduce = tm[3];
+  // The cost model's predictions (AUTO): the same on every rank.
+  res->t_predicted = st.t_predicted;
+  res->t_predicted_mpi = st.t_predicted_plain;
+  res->ratio_predicted = st.ratio_predicted;
 }
 
 // Times the zcoll collective into out and records its stats; 1 (on every rank) where a
@@ -489,6 +498,7 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
   cfg.codec.codec = algo.codec;
   cfg.algorithm = algo.algorithm;
   cfg.reduction = algo.reduction;
+  cfg.decision = algo.decision;
   zcoll_comm zc = nullptr;
   const int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
   int worst = rc;
@@ -601,7 +611,8 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"wire_bytes\":%.0f,\"max_abs_err\":%s,\"max_err_over_eb\":%s,\"err_p95_over_eb\":%s,\"mean_err\":%s,"
         "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
-        "\"root\":%d,\"input\":\"%s\",\"mpi_library\":\"%s\"}\n",
+        "\"root\":%d,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,\"t_predicted_mpi_s\":%s,"
+        "\"ratio_predicted\":%s}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -610,7 +621,9 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.err_p95_over_eb, "%.6f").c_str(), json_number(r.mean_err, "%.6g").c_str(), json_number(r.mpi_max_abs_err).c_str(),
         json_number(r.bound_over_eb, "%.6f").c_str(), json_number(r.psnr_db, "%.3f").c_str(), json_number(r.nrmse, "%.6g").c_str(),
         json_number(r.t_compress, "%.6f").c_str(), json_number(r.t_comm, "%.6f").c_str(), json_number(r.t_decompress, "%.6f").c_str(),
-        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str());
+        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
+        json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
+        json_number(r.ratio_predicted, "%.3f").c_str());
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "

@@ -270,7 +270,7 @@ void zcoll_reader_close(zcoll_reader **reader);
 #ifndef ZCOLL_CODEC_ONLY
 
 typedef enum zcoll_algorithm {
-  ZCOLL_ALGO_AUTO = 0,          /* by message size and rank count */
+  ZCOLL_ALGO_AUTO = 0,          /* the cost model's choice, plain MPI included (zcoll_decision) */
   ZCOLL_ALGO_MPI = 1,           /* plain MPI, no compression */
   ZCOLL_ALGO_CPRP2P = 2,        /* baseline: compress before every send, decompress after every receive */
   ZCOLL_ALGO_RING = 3,          /* allgather(v) */
@@ -299,6 +299,32 @@ typedef enum zcoll_bound_target {
                              per-input bound from the path's guarantee (see below) */
 } zcoll_bound_target;
 
+/* What AUTO decides from.
+ * MODEL: a cost model predicts, for each call, the time of plain MPI and of each
+ *   compressed schedule, and runs the fastest, so turning zcoll on never costs time where
+ *   the wire is not the bottleneck (shared memory, fast networks). Its inputs: the links'
+ *   latency and bandwidth (intra-node and inter-node pairs; measured by a ping-pong of
+ *   under 50 ms once per process at the first zcoll_comm_create, or given by
+ *   zcoll_config.link_gbps / link_latency_us or the environment's ZCOLL_LINK_GBPS,
+ *   ZCOLL_LINK_LATENCY_US for the network and ZCOLL_NODE_LINK_GBPS,
+ *   ZCOLL_NODE_LINK_LATENCY_US inside a node); the compression ratio and per-thread
+ *   codec speed of the call's own data, from a sample of about 2% of each rank's values;
+ *   and the measured time of earlier calls, per collective and path. Every rank takes the
+ *   same decision: what differs between ranks travels in the call's agreement allreduce
+ *   (see "Agreement per call"), each rank uses the worst value, and the decision is a
+ *   function of agreed values only. Once the model has agreed codec figures, a call that
+ *   plain MPI wins even if its data compressed to nothing goes to MPI directly, without
+ *   the agreement. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
+ *   environment sets ZCOLL_NODE_KEY, the ranks with the same key (for test set-ups whose
+ *   "nodes" share a host).
+ * COMPRESS: always compress at or above min_bytes; AUTO picks the schedule from a fixed
+ *   table of {collective, ranks, bytes} (the behaviour of zcoll before the cost model).
+ * The environment's ZCOLL_DECIDE=model|compress overrides the configuration. */
+typedef enum zcoll_decision {
+  ZCOLL_DECIDE_MODEL = 0,
+  ZCOLL_DECIDE_COMPRESS = 1
+} zcoll_decision;
+
 /* The collectives, for per-collective settings (zcoll_config.algorithms). */
 typedef enum zcoll_collective {
   ZCOLL_COLL_ALLGATHER = 0,      /* and allgatherv */
@@ -326,6 +352,11 @@ typedef struct zcoll_config {
                                default) follows `algorithm`. The environment variable
                                ZCOLL_<COLLECTIVE>_ALGORITHM (e.g. ZCOLL_ALLREDUCE_ALGORITHM=ring,
                                names as zcoll_algorithm_name gives them) overrides both. */
+  int decision;             /* zcoll_decision, default MODEL (what AUTO decides from) */
+  double link_gbps;         /* the network's bandwidth for the cost model, Gbit/s; 0 (default):
+                               measured (ZCOLL_LINK_GBPS overrides) */
+  double link_latency_us;   /* its latency, microseconds; 0: measured, or 2 with link_gbps
+                               (ZCOLL_LINK_LATENCY_US overrides) */
 } zcoll_config;
 
 /* The algorithm's short name ("auto", "mpi", "cprp2p", "ring", "bruck", "binomial",
@@ -493,6 +524,11 @@ typedef struct zcoll_stats {
   double t_reduce;      /* reductions: seconds combining partial results (homomorphic on the
                            compressed integers, DOC on decompressed values); 0 otherwise.
                            t_comm is the call's time less the other three. */
+  double t_total;       /* seconds of the whole call on this rank */
+  double t_predicted;   /* the cost model's prediction for the path that ran (0: no model:
+                           a fixed algorithm, ZCOLL_DECIDE_COMPRESS, or below min_bytes) */
+  double t_predicted_plain; /* its prediction for plain MPI (0: no model) */
+  double ratio_predicted;   /* predicted raw/compressed from the sample (0: not predicted) */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
 

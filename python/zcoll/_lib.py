@@ -31,13 +31,16 @@ class StreamInfo(ctypes.Structure):
 class Config(ctypes.Structure):
     _fields_ = [("codec", CodecParams), ("min_bytes", c_size_t), ("algorithm", c_int),
                 ("reduction", c_int), ("bound_target", c_int),
-                ("algorithms", c_int * NUM_COLLECTIVES)]
+                ("algorithms", c_int * NUM_COLLECTIVES), ("decision", c_int),
+                ("link_gbps", c_double), ("link_latency_us", c_double)]
 
 
 class Stats(ctypes.Structure):
     _fields_ = [("compressed", c_int), ("algorithm", c_int), ("eb_abs", c_double),
                 ("raw_bytes", c_size_t), ("wire_bytes", c_size_t), ("t_compress", c_double),
-                ("t_comm", c_double), ("t_decompress", c_double), ("t_reduce", c_double)]
+                ("t_comm", c_double), ("t_decompress", c_double), ("t_reduce", c_double),
+                ("t_total", c_double), ("t_predicted", c_double), ("t_predicted_plain", c_double),
+                ("ratio_predicted", c_double)]
 
 
 class ZcollError(RuntimeError):

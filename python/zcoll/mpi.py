@@ -129,13 +129,16 @@ class Comm:
     per rank; None = this process's cores divided among the ranks on its node; 0 = OpenMP's
     default, all cores in every rank), chunk_len, min_bytes (smaller messages per rank go through plain MPI),
     algorithm ("auto", "mpi", "cprp2p", ...), algorithms ({"allreduce": "ring", ...}),
-    reduction ("auto", "homomorphic", "doc"), bound_target ("input" | "result").
+    reduction ("auto", "homomorphic", "doc"), bound_target ("input" | "result"),
+    decide ("model": AUTO may run plain MPI where the cost model predicts compression does not
+    pay; "compress": always compress at or above min_bytes), link_gbps (the network's
+    bandwidth for the model; 0 = measured).
     Free() it (collective) when done, or use it as a context manager.
     """
 
     def __init__(self, comm, eb=1e-4, mode="rel", codec="fzl", *, threads=None, chunk_len=0,
                  min_bytes=None, algorithm="auto", algorithms=None, reduction="auto",
-                 bound_target="input"):
+                 bound_target="input", decide="model", link_gbps=0.0):
         if not isinstance(comm, MPI.Comm):
             raise TypeError(f"zcoll.Comm needs an mpi4py communicator, not {type(comm).__name__}")
         if comm == MPI.COMM_NULL:
@@ -159,6 +162,8 @@ class Comm:
             cfg.algorithms[_COLLECTIVES.index(coll)] = _name_to_id(self._zl, alg, "algorithm")
         cfg.reduction = _pick(_REDUCTIONS, reduction, "reduction")
         cfg.bound_target = _pick(_BOUND_TARGETS, bound_target, "bound_target")
+        cfg.decision = _pick({"model": 0, "compress": 1}, decide, "decide")
+        cfg.link_gbps = float(link_gbps)
         self._zc = ctypes.c_void_p()
         self.comm = comm
         self._call("zcoll.Comm", self._lib.zcollpy_comm_create, MPI._addressof(comm),
@@ -220,6 +225,10 @@ class Comm:
             "t_comm": st.t_comm,
             "t_decompress": st.t_decompress,
             "t_reduce": st.t_reduce,
+            "t_total": st.t_total,
+            "t_predicted": st.t_predicted,
+            "t_predicted_plain": st.t_predicted_plain,
+            "ratio_predicted": st.ratio_predicted,
         }
 
     # -- reductions

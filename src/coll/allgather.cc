@@ -25,10 +25,9 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
         if (uniform) a.count = counts[0];
         else a.set_counts(counts, p);
         if (sendbuf != MPI_IN_PLACE) a.rc = local_copy(sendbuf, sendcount, sendtype, own(dt), counts[r], recvtype, c.comm);
-        a.add_range(dt, own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
+        a.add_values(dt, own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
       },
-      [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLGATHER, p, per_rank, false);
+      [&](zcoll_dtype dt, double eb, const Choice& ch) {
         Transport T(c, dt, ch);
         const std::vector<size_t> sizes(counts, counts + p);
         T.plan(eb, sizes.data(), p, Transport::Layout::kStored);

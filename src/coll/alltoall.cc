@@ -33,10 +33,9 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
                               sendcount, sendtype, converted.data() + block * d, recvcount, recvtype, c.comm);
           send = converted.data();
         }
-        a.add_range(dt, send, n * p, c.cfg.codec.threads);
+        a.add_values(dt, send, n * p, c.cfg.codec.threads);
       },
-      [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLTOALL, p, n * zcoll::codec::element_size(dt), false);
+      [&](zcoll_dtype dt, double eb, const Choice& ch) {
         Transport T(c, dt, ch);
         const std::vector<size_t> counts(p, n);
         T.plan(eb, counts.data(), p, in_place ? Transport::Layout::kStoredAndBlocks : Transport::Layout::kBlockSets);

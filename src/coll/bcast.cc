@@ -16,11 +16,10 @@ extern "C" int zcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int r
       c, ZCOLL_COLL_BCAST, datatype, bytes, root, -1,
       [&](zcoll_dtype dt, Agreement& a) {
         a.count = count;
-        if (c.rank == root) a.add_range(dt, buffer, n, c.cfg.codec.threads);
+        if (c.rank == root) a.add_values(dt, buffer, n, c.cfg.codec.threads);
       },
-      [&](zcoll_dtype dt, double eb) {
+      [&](zcoll_dtype dt, double eb, const Choice& ch) {
         const int p = c.size;
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_BCAST, p, bytes, false);
         const size_t nb = ch.schedule == ZCOLL_ALGO_SCATTER_ALLGATHER ? static_cast<size_t>(p) : 1;
         Transport T(c, dt, ch);
         T.plan(eb, even_blocks(n, nb).data(), nb, Transport::Layout::kStored);

@@ -11,7 +11,9 @@ namespace {
 constexpr int kSelfTag = 7302;  // the transport uses 7301
 }  // namespace
 
-void Agreement::add_range(zcoll_dtype dt, const void* values, size_t n, int threads) {
+void Agreement::add_values(zcoll_dtype dt, const void* values, size_t n, int threads) {
+  data = values;
+  data_count = n;
   if (!want_range) return;
   double l = INFINITY, h = -INFINITY;
   codec::value_range(dt, values, n, codec::thread_count(threads, n / 65536 + 1), &l, &h);
@@ -51,7 +53,7 @@ bool wants_compression(const zcoll_comm_s& c, int collective, size_t bytes) {
 namespace {
 // Slots of the agreement vector; each quantity q is sent as q and -q under MAX, so every
 // rank learns its minimum and maximum.
-enum Slot { kKind, kCount, kRoot, kOp, kRange, kPairs };
+enum Slot { kKind, kCount, kRoot, kOp, kRange, kRho, kCompress, kDecompress, kTime, kPairs };
 }  // namespace
 
 int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
@@ -68,6 +70,11 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   put(kRoot, a.root, a.root);
   put(kOp, a.op, a.op);
   put(kRange, a.lo, a.hi);
+  // The cost model's estimates: only their maximum (the worst) is used.
+  put(kRho, 0, a.rho);
+  put(kCompress, 0, a.compress_cost);
+  put(kDecompress, 0, a.decompress_cost);
+  put(kTime, 0, a.prev_time);
   v[2 * kPairs] = a.rc;
   if (c.size > 1 &&
       MPI_Allreduce(MPI_IN_PLACE, v, 2 * kPairs + 1, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
@@ -99,10 +106,32 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   }
   a.lo = lo(kRange);
   a.hi = hi(kRange);
+  a.rho = hi(kRho);
+  a.compress_cost = hi(kCompress);
+  a.decompress_cost = hi(kDecompress);
+  a.prev_time = hi(kTime);
   const zcoll_codec_params& p = c.cfg.codec;
   a.eb = p.eb_mode == ZCOLL_EB_ABS ? std::min(p.eb, DBL_MAX / 4) : codec::rel_to_abs(p.eb, a.lo, a.hi);
   *compress = true;
   return ZCOLL_SUCCESS;
+}
+
+Decision decide_call(zcoll_comm_s& c, int collective, size_t bytes, zcoll_dtype dt, const Agreement& a) {
+  const bool homomorphic = homomorphic_path(c.cfg, collective);
+  if (uses_model(c, collective)) return decide(c, collective, bytes, dt, homomorphic, a);
+  Decision d;
+  d.choice = select_algorithm(c.cfg, collective, c.size, bytes, homomorphic);
+  return d;
+}
+
+void finish_stats(zcoll_comm_s& c, const Decision& d, bool decided_by_model) {
+  c.last.t_total = now() - c.call_start;
+  if (!decided_by_model) return;
+  c.last.t_predicted = d.t_predicted;
+  c.last.t_predicted_plain = d.t_predicted_plain;
+  c.last.ratio_predicted = d.rho > 0 ? 1 / d.rho : 0;
+  // The model learns from the calls it decided after an agreement (see decide()).
+  if (!d.fast) record_time(c, c.last.t_total);
 }
 
 }  // namespace zcoll::coll

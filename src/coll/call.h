@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/cost_model.h"
 #include "coll/select.h"
 #include "common/comm.h"
 #include "common/mpi_util.h"
@@ -24,10 +25,17 @@ struct Agreement {
   double lo = INFINITY, hi = -INFINITY;  // this rank's share of the value range
   int rc = ZCOLL_SUCCESS;   // a failure on this rank before the agreement
 
+  // The cost model's estimates from this rank's sample (0: none); after agree(), the
+  // worst over the ranks. prev_time: this rank's time of the last call the model decided.
+  double rho = 0, compress_cost = 0, decompress_cost = 0, prev_time = 0;
+  const void* data = nullptr;  // this rank's values, for the sample
+  size_t data_count = 0;
+
   // After agree(): the range of every rank's share, and the bound for this call.
   double eb = 0;
   bool want_range = false;  // a REL bound: only then is the range worth a pass over the data
-  void add_range(zcoll_dtype dt, const void* values, size_t n, int threads);
+  // This rank's values: their range (REL bounds), and what the cost model samples.
+  void add_values(zcoll_dtype dt, const void* values, size_t n, int threads);
   void set_counts(const int* counts, int n);  // hashes the array
 };
 
@@ -69,32 +77,54 @@ inline std::vector<size_t> even_blocks(size_t count, size_t p) {
 int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount, MPI_Datatype rtype,
                MPI_Comm comm);
 
+// The decision after the agreement: the cost model's (AUTO) or the configuration's and
+// the table's. Sets the statistics' predictions when the model decided.
+Decision decide_call(zcoll_comm_s& c, int collective, size_t bytes, zcoll_dtype dt, const Agreement& a);
+// After the call: this rank's time and the model's predictions in the statistics.
+void finish_stats(zcoll_comm_s& c, const Decision& d, bool decided_by_model);
+
 // The whole front end of a collective, after its argument checks:
-//   describe(dt, agreement)  fills counts, range, root, op (only when `type` is a float type)
-//   engine(dt, eb)           the compressed collective
+//   describe(dt, agreement)  fills counts, values, root, op (only when `type` is a float type)
+//   engine(dt, eb, choice)   the compressed collective, running choice's schedule
 //   plain()                  the MPI call, returning an MPI code
 template <class Describe, class Engine, class Plain>
 int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t bytes, int root, int op,
                    Describe&& describe, Engine&& engine, Plain&& plain) {
   return guarded([&]() -> int {
     c.call_start = now();
-    bool compress = false;
-    zcoll_dtype dt = ZCOLL_FLOAT32;
-    if (wants_compression(c, collective, bytes)) {
+    Decision d;
+    bool modelled = false;
+    if (wants_compression(c, collective, bytes) && !(modelled = surely_plain(c, collective, bytes, &d))) {
       Agreement a;
       a.want_range = c.cfg.codec.eb_mode == ZCOLL_EB_REL;
       a.root = root;
       a.op = op;
+      zcoll_dtype dt = ZCOLL_FLOAT32;
+      modelled = uses_model(c, collective);
       if (float_type(type, &dt) && op != kUnsupportedOp) {
         a.kind = dt;
         describe(dt, a);
+        if (modelled) sample(c, dt, a);
       }
+      if (modelled) a.prev_time = c.model->last_time;
+      bool compress = false;
       const int rc = agree(c, collective, a, &compress);
       if (rc) return rc;
-      if (compress) return engine(dt, a.eb);
+      if (compress) {
+        d = decide_call(c, collective, bytes, dt, a);
+        if (!d.plain) {
+          const int erc = engine(dt, a.eb, d.choice);
+          finish_stats(c, d, modelled);
+          return erc;
+        }
+      } else {
+        modelled = false;  // a type or op zcoll does not compress: the model had no say
+      }
     }
+    const int rc = mpi_rc(plain());
     c.record_plain();
-    return mpi_rc(plain());
+    finish_stats(c, d, modelled);
+    return rc;
   });
 }
 

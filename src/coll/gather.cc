@@ -27,10 +27,9 @@ extern "C" int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sen
           if (!in_place) a.rc = local_copy(sendbuf, sendcount, sendtype, slot, count, zcoll::mpi_type(dt), c.comm);
           own = slot;
         }
-        a.add_range(dt, own, n, c.cfg.codec.threads);
+        a.add_values(dt, own, n, c.cfg.codec.threads);
       },
-      [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_GATHER, p, n * zcoll::codec::element_size(dt), false);
+      [&](zcoll_dtype dt, double eb, const Choice& ch) {
         Transport T(c, dt, ch);
         const std::vector<size_t> counts(p, n);
         T.plan(eb, counts.data(), p, Transport::Layout::kStored);

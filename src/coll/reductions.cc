@@ -42,16 +42,12 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
       [&](zcoll_dtype dt, Agreement& a) {
         if (hashed_counts) a.set_counts(hashed_counts, p);
         else a.count = plain_count;
-        a.add_range(dt, input, total, c.cfg.codec.threads);
+        a.add_values(dt, input, total, c.cfg.codec.threads);
       },
-      [&](zcoll_dtype dt, double eb) {
+      [&](zcoll_dtype dt, double eb, const Choice& ch) {
         const zcoll_config& cfg = c.cfg;
-        // AUTO is DOC with a codec that does not combine (zcoll_comm_create refuses HOMOMORPHIC).
-        const bool homomorphic = configured_algorithm(cfg, collective) != ZCOLL_ALGO_CPRP2P &&
-                                 cfg.reduction != ZCOLL_REDUCTION_DOC && cfg.codec.codec == ZCOLL_CODEC_FZL;
-        const Choice ch = select_algorithm(cfg, collective, p, total * codec::element_size(dt), homomorphic);
         Transport T(c, dt, ch, op);
-        T.homomorphic = homomorphic;
+        T.homomorphic = homomorphic_path(cfg, collective);
         const bool doubling = ch.schedule == ZCOLL_ALGO_RECURSIVE_DOUBLING;
         if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(T, collective, p);
         T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks);

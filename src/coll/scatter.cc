@@ -25,12 +25,11 @@ extern "C" int zcoll_scatter(const void* sendbuf, int sendcount, MPI_Datatype se
       [&](zcoll_dtype dt, Agreement& a) {
         a.count = count;
         if (!is_root) return;
-        a.add_range(dt, sendbuf, n * p, c.cfg.codec.threads);
+        a.add_values(dt, sendbuf, n * p, c.cfg.codec.threads);
         const void* own = zcoll::at(sendbuf, static_cast<size_t>(root) * n, zcoll::codec::element_size(dt));
         if (!in_place) a.rc = local_copy(own, count, zcoll::mpi_type(dt), recvbuf, recvcount, recvtype, c.comm);
       },
-      [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_SCATTER, p, n * zcoll::codec::element_size(dt), false);
+      [&](zcoll_dtype dt, double eb, const Choice& ch) {
         Transport T(c, dt, ch);
         const std::vector<size_t> counts(p, n);
         T.plan(eb, counts.data(), p, Transport::Layout::kStored);

@@ -72,6 +72,14 @@ int configured_algorithm(const zcoll_config& cfg, int collective) {
   return algorithm_applies(collective, cfg.algorithm) ? cfg.algorithm : ZCOLL_ALGO_AUTO;
 }
 
+bool homomorphic_path(const zcoll_config& cfg, int collective) {
+  const bool reduction = collective == ZCOLL_COLL_REDUCE_SCATTER || collective == ZCOLL_COLL_ALLREDUCE ||
+                         collective == ZCOLL_COLL_REDUCE;
+  // AUTO is DOC with a codec that does not combine (zcoll_comm_create refuses HOMOMORPHIC).
+  return reduction && configured_algorithm(cfg, collective) != ZCOLL_ALGO_CPRP2P &&
+         cfg.reduction != ZCOLL_REDUCTION_DOC && cfg.codec.codec == ZCOLL_CODEC_FZL;
+}
+
 Choice select_algorithm(const zcoll_config& cfg, int collective, int ranks, size_t bytes, bool homomorphic) {
   const int configured = configured_algorithm(cfg, collective);
   const int automatic = table(collective, ranks, bytes, homomorphic);

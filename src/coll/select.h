@@ -22,6 +22,8 @@ bool algorithm_applies(int collective, int algorithm);
 // The configured algorithm for a collective before the table: its own setting, else
 // zcoll_config.algorithm where it applies, else AUTO.
 int configured_algorithm(const zcoll_config& cfg, int collective);
+// Whether a reduction combines compressed streams (fzl, not DOC, not the CPRP2P baseline).
+bool homomorphic_path(const zcoll_config& cfg, int collective);
 // bytes: per rank (the block a rank contributes or receives), or the whole vector for
 // bcast and the reductions. homomorphic: the reductions combine compressed streams
 // (recursive doubling needs that).

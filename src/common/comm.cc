@@ -15,8 +15,12 @@
 #include <vector>
 
 #include "codec/stream.h"
+#include "coll/cost_model.h"
 #include "coll/select.h"
 #include "common/mpi_util.h"
+
+zcoll_comm_s::zcoll_comm_s() = default;
+zcoll_comm_s::~zcoll_comm_s() = default;
 
 namespace {
 
@@ -35,6 +39,14 @@ int validate(zcoll_config& cfg) {
     return ZCOLL_ERR_CODEC;
   }
   const char* bad = nullptr;
+  if (const char* env = std::getenv("ZCOLL_DECIDE"); env && *env) {
+    if (!std::strcmp(env, "model")) cfg.decision = ZCOLL_DECIDE_MODEL;
+    else if (!std::strcmp(env, "compress")) cfg.decision = ZCOLL_DECIDE_COMPRESS;
+    else {
+      zcoll::set_error_detail("ZCOLL_DECIDE=%s: expected model or compress", env);
+      return ZCOLL_ERR_ARG;
+    }
+  }
   if (p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) bad = "codec.eb_mode";
   else if (!std::isfinite(p.eb) || !(p.eb > 0)) bad = "codec.eb (a positive finite number)";
   else if (p.threads < 0) bad = "codec.threads";
@@ -42,6 +54,10 @@ int validate(zcoll_config& cfg) {
   else if (cfg.algorithm < ZCOLL_ALGO_AUTO || !zcoll_algorithm_name(cfg.algorithm)) bad = "algorithm";
   else if (cfg.reduction < ZCOLL_REDUCTION_AUTO || cfg.reduction > ZCOLL_REDUCTION_DOC) bad = "reduction";
   else if (cfg.bound_target != ZCOLL_BOUND_INPUT && cfg.bound_target != ZCOLL_BOUND_RESULT) bad = "bound_target";
+  else if (cfg.decision != ZCOLL_DECIDE_MODEL && cfg.decision != ZCOLL_DECIDE_COMPRESS) bad = "decision";
+  else if (!(cfg.link_gbps >= 0) || !(cfg.link_latency_us >= 0) || !std::isfinite(cfg.link_gbps) ||
+           !std::isfinite(cfg.link_latency_us))
+    bad = "link_gbps / link_latency_us (finite, >= 0)";
   if (bad) {
     zcoll::set_error_detail("invalid setting %s", bad);
     return ZCOLL_ERR_ARG;
@@ -84,7 +100,8 @@ std::vector<Setting> settings_of(const zcoll_config& cfg) {
       {"min_bytes", cfg.min_bytes, Setting::kInt},
       {"algorithm", u(cfg.algorithm), Setting::kAlgorithm},
       {"reduction", u(cfg.reduction), Setting::kInt},
-      {"bound_target", u(cfg.bound_target), Setting::kInt}};
+      {"bound_target", u(cfg.bound_target), Setting::kInt},
+      {"decision", u(cfg.decision), Setting::kInt}};
   for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k)
     s.push_back({std::string("algorithms[") + zcoll_collective_name(k) + "]", u(cfg.algorithms[k]), Setting::kAlgorithm});
   return s;
@@ -202,11 +219,14 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
   c->debug_fail = debug_fail_code(c->rank);
-  if (const int trc = zcoll::build_topology(c->comm, &c->topo)) {
+  // Collective on every rank whatever happens, so a failure cannot leave a rank waiting.
+  rc = zcoll::build_topology(c->comm, &c->topo);
+  if (!rc) rc = zcoll::coll::measure_links(*c);
+  if (rc) {
     zcoll::free_topology(&c->topo);
     MPI_Comm_free(&c->p2p);
     MPI_Comm_free(&c->comm);
-    return trc;
+    return rc;
   }
   *out = c.release();
   return ZCOLL_SUCCESS;

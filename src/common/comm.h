@@ -11,6 +11,10 @@
 #include "common/topology.h"
 #include "p2p/staging_pool.h"
 
+namespace zcoll::coll {
+struct ModelState;  // coll/cost_model.h
+}
+
 struct zcoll_comm_s {
   MPI_Comm comm = MPI_COMM_NULL;  // the collectives' duplicate, errors returned rather than fatal
   // A second duplicate for zcoll_send/zcoll_recv: a receive with MPI_ANY_TAG pending
@@ -21,6 +25,7 @@ struct zcoll_comm_s {
   zcoll::Topology topo;  // which ranks share a node (ZCOLL_NODE_KEY or shared memory)
   zcoll_config cfg;  // identical on every rank (checked at creation), environment applied
   zcoll_stats last{};
+  std::unique_ptr<zcoll::coll::ModelState> model;  // AUTO's cost model (coll/cost_model.h)
   double call_start = 0;  // MPI_Wtime() when the current collective began (for its stats)
   // Test hook (ZCOLL_DEBUG_FAIL=<rank>:<code>): this rank's compressed collectives fail
   // their first codec operation with this code, so tests can check that a failure on
@@ -30,6 +35,8 @@ struct zcoll_comm_s {
   std::unique_ptr<uint8_t[]> arena;
   size_t arena_cap = 0;
 
+  zcoll_comm_s();
+  ~zcoll_comm_s();
   uint8_t* reserve_arena(size_t bytes) {
     if (arena_cap < bytes) {
       arena.reset();

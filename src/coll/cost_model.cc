@@ -1,0 +1,405 @@
+// The cost model (cost_model.h): link measurement, the sample, the predictions, and what
+// the model learns from measured calls.
+#include "coll/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "codec/container.h"
+#include "codec/stream.h"
+#include "coll/call.h"
+#include "coll/transport.h"
+#include "common/comm.h"
+
+namespace zcoll::coll {
+
+ModelState::ModelState() {
+  for (auto& l : learned) l[0] = l[1] = 1.0;
+}
+
+namespace {
+
+constexpr int kProbeTag = 7303;  // the transport uses 7301, local copies 7302
+
+// ------------------------------------------------------------------ links
+
+// Figures measured once per process, per class of pairs (0 intra, 1 inter): later
+// communicators reuse them. Links do not change while a job runs.
+struct LinkCache {
+  std::mutex m;
+  bool have[2] = {false, false};
+  Link link[2];
+  double reduce_cost = 0;
+};
+LinkCache& cache() {
+  static LinkCache c;
+  return c;
+}
+
+double env_number(const char* name, double fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(s, &end);
+  return end && *end == '\0' && std::isfinite(v) && v > 0 ? v : fallback;
+}
+
+// The configured figures of a class, if any: beta from Gbit/s, alpha from microseconds.
+bool configured(int cls, const zcoll_config& cfg, Link* l) {
+  const double gbps = cls ? env_number("ZCOLL_LINK_GBPS", cfg.link_gbps) : env_number("ZCOLL_NODE_LINK_GBPS", 0);
+  if (!(gbps > 0)) return false;
+  const double us = cls ? env_number("ZCOLL_LINK_LATENCY_US", cfg.link_latency_us > 0 ? cfg.link_latency_us : 2.0)
+                        : env_number("ZCOLL_NODE_LINK_LATENCY_US", 0.5);
+  l->beta = 8.0 / (gbps * 1e9);
+  l->alpha = us * 1e-6;
+  return true;
+}
+
+// Ping-pong between ranks a and b. Latency: the best of 8 round trips of 8 bytes, halved.
+// Bandwidth: the difference between transfers of s and 4s bytes (each answered by 8
+// bytes), which cancels latency and the burst of a token-bucket link; s is sized from a
+// first transfer so that 4s takes about 8 ms, between 64 KiB and 2 MiB.
+Link pingpong(MPI_Comm comm, int me, int a, int b) {
+  Link l;
+  if (me != a && me != b) return l;
+  const int peer = me == a ? b : a;
+  const bool lead = me == a;
+  constexpr size_t kMax = size_t{8} << 20;
+  std::vector<char> buf(kMax);
+  char small[8] = {0};
+  auto round = [&](size_t bytes) {  // one transfer a -> b and the 8-byte answer; a's time
+    const double t = MPI_Wtime();
+    if (lead) {
+      MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, peer, kProbeTag, comm);
+      MPI_Recv(small, 8, MPI_BYTE, peer, kProbeTag, comm, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, peer, kProbeTag, comm, MPI_STATUS_IGNORE);
+      MPI_Send(small, 8, MPI_BYTE, peer, kProbeTag, comm);
+    }
+    return MPI_Wtime() - t;
+  };
+  double rtt = 1e30;
+  round(8);
+  for (int i = 0; i < 8; ++i) rtt = std::min(rtt, round(8));
+  // The sizes must be the same on both sides: a decides and tells b.
+  double first = round(size_t{64} << 10);
+  double s_bytes = 0;
+  if (lead) {
+    const double rate = (64 << 10) / std::max(first - rtt, 1e-7);
+    s_bytes = std::clamp(rate * 2e-3, double{64 << 10}, double{2 << 20});
+    MPI_Send(&s_bytes, 1, MPI_DOUBLE, peer, kProbeTag, comm);
+  } else {
+    MPI_Recv(&s_bytes, 1, MPI_DOUBLE, peer, kProbeTag, comm, MPI_STATUS_IGNORE);
+  }
+  const size_t s = static_cast<size_t>(s_bytes);
+  double t1 = 1e30, t4 = 1e30;
+  for (int i = 0; i < 2; ++i) {
+    t1 = std::min(t1, round(s));
+    t4 = std::min(t4, round(4 * s));
+  }
+  if (lead) {
+    l.alpha = rtt / 2;
+    l.beta = std::max(t4 - t1, 1e-9) / (3.0 * static_cast<double>(s));
+  }
+  return l;
+}
+
+// Seconds per byte of a plain SUM of two float vectors on this core (MPI's own
+// reduction is of this kind; the model learns how far the MPI library is from it).
+double measure_reduce_cost() {
+  constexpr size_t n = 1 << 18;
+  std::vector<float> x(n, 1.0f), y(n, 2.0f);
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    const double t = MPI_Wtime();
+    for (size_t i = 0; i < n; ++i) y[i] += x[i];
+    best = std::min(best, MPI_Wtime() - t);
+  }
+  volatile float sink = y[n / 2];
+  (void)sink;
+  return best / (n * sizeof(float));
+}
+
+// ------------------------------------------------------------ predictions
+
+int ceil_log2(int p) {
+  int l = 0;
+  while ((1 << l) < p) ++l;
+  return l;
+}
+
+// Per-call quantities the formulas share (all times in seconds, sizes in bytes).
+struct Inputs {
+  int p = 1;
+  double alpha = 0, beta = 0;   // the communicator's slowest link class
+  double share = 1;             // flows that share one node's link in the all-pairs patterns
+  double rho = 1;               // compressed / raw
+  double comp = 0, decomp = 0;  // s per raw byte on the threads a piece gets
+  double reduce = 0;            // s per byte of MPI's reduction
+};
+
+// Pipelined pieces overlap the codec with the wire, but not perfectly: the slower of the
+// two plus a third of the other (checked against the 1 and 10 Gbit/s runs of
+// docs/results.md; what remains is learned per collective).
+double overlap(double wire, double cpu) { return std::max(wire, cpu) + 0.3 * std::min(wire, cpu); }
+
+// Plain MPI, as MPICH and Open MPI run large messages.
+double plain_time(int collective, const Inputs& m, double bytes) {
+  const double p = m.p, L = ceil_log2(m.p), a = m.alpha, b = m.beta;
+  switch (collective) {
+    case ZCOLL_COLL_ALLGATHER: return (p - 1) * (a + bytes * b);
+    case ZCOLL_COLL_ALLTOALL: return (p - 1) * (a + bytes * b * m.share);
+    case ZCOLL_COLL_SCATTER:
+    case ZCOLL_COLL_GATHER: return L * a + (p - 1) * bytes * b;
+    case ZCOLL_COLL_BCAST:
+      return m.p <= 3 || bytes < 512 * 1024 ? L * (a + bytes * b) : (L + p - 1) * a + 2 * (p - 1) / p * bytes * b;
+    case ZCOLL_COLL_REDUCE_SCATTER: return (p - 1) * a + (p - 1) / p * bytes * (b * m.share + m.reduce);
+    case ZCOLL_COLL_ALLREDUCE:
+    case ZCOLL_COLL_REDUCE: return 2 * L * a + (p - 1) / p * bytes * (2 * b * m.share + m.reduce);
+    default: return 0;
+  }
+}
+
+// A compressed schedule (see the algorithm files); homomorphic combining costs about what
+// compressing does (zcoll_combine_values quantizes the values it folds in).
+double zcoll_time(int collective, int schedule, bool homomorphic, const Inputs& m, double bytes) {
+  const double p = m.p, L = ceil_log2(m.p), a = m.alpha, b = m.beta, r = m.rho, C = m.comp, D = m.decomp;
+  const double blk = bytes / p;  // the reductions' and bcast's blocks
+  const double fold = homomorphic ? C : C + D + m.reduce;  // one ring step's codec work per byte
+  switch (collective) {
+    case ZCOLL_COLL_ALLGATHER:
+      // Bruck stores and forwards whole rounds: little overlap.
+      if (schedule == ZCOLL_ALGO_BRUCK) return L * a + (p - 1) * r * bytes * b + bytes * C + (p - 1) * bytes * D;
+      return overlap((p - 1) * (a + r * bytes * b), bytes * C + (p - 1) * bytes * D);
+    case ZCOLL_COLL_ALLTOALL: return overlap((p - 1) * (a + r * bytes * b * m.share), (p - 1) * bytes * (C + D));
+    case ZCOLL_COLL_SCATTER: return overlap(L * a + (p - 1) * r * bytes * b, (p - 1) * bytes * C + bytes * D);
+    case ZCOLL_COLL_GATHER: return overlap(L * a + (p - 1) * r * bytes * b, bytes * C + (p - 1) * bytes * D);
+    case ZCOLL_COLL_BCAST:
+      if (schedule == ZCOLL_ALGO_SCATTER_ALLGATHER)
+        return overlap((L + p - 1) * a + 2 * (p - 1) / p * r * bytes * b, bytes * (C + D));
+      return overlap(L * (a + r * bytes * b), bytes * (C + D));
+    case ZCOLL_COLL_REDUCE_SCATTER: return overlap((p - 1) * (a + r * blk * b), (p - 1) * blk * fold + blk * D);
+    case ZCOLL_COLL_ALLREDUCE:
+      if (schedule == ZCOLL_ALGO_RECURSIVE_DOUBLING) return L * (a + r * bytes * b) + bytes * (C + L * C + D);
+      return overlap(2 * (p - 1) * (a + r * blk * b), (p - 1) * blk * fold + (homomorphic ? 0 : blk * C) + bytes * D);
+    case ZCOLL_COLL_REDUCE:
+      return overlap((p - 1) * (a + r * blk * b) + L * a + (p - 1) * r * blk * b, (p - 1) * blk * fold + bytes * D);
+    default: return 0;
+  }
+}
+
+Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
+  const ModelState& s = *c.model;
+  Inputs m;
+  m.p = c.size;
+  const Link& l = c.topo.multi_node() ? s.inter : s.intra;
+  m.alpha = l.alpha;
+  m.beta = l.beta;
+  // The all-pairs patterns (alltoall, and MPI's recursive halving in the reductions) send
+  // from every rank of a node across the network at once.
+  m.share = c.topo.multi_node() ? c.topo.node_size : 1;
+  m.rho = rho;
+  // A piece is kChunksPerPiece chunks: at most that many threads work on it.
+  const int threads = codec::thread_count(c.cfg.codec.threads, kChunksPerPiece);
+  m.comp = comp / threads;
+  m.decomp = decomp / threads;
+  m.reduce = s.reduce_cost;
+  return m;
+}
+
+// The schedules AUTO weighs for a collective (CPRP2P is a baseline, never chosen).
+std::vector<int> candidates(int collective, int p, bool homomorphic) {
+  std::vector<int> out;
+  for (int a = ZCOLL_ALGO_RING; zcoll_algorithm_name(a); ++a)
+    if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || (homomorphic && p >= 2)))
+      out.push_back(a);
+  return out;
+}
+
+int dtype_slot(int dtype) { return dtype == ZCOLL_FLOAT64 ? 1 : 0; }
+
+}  // namespace
+
+// ------------------------------------------------------------------ API
+
+int measure_links(zcoll_comm_s& c) {
+  if (!c.model) c.model.reset(new ModelState);
+  LinkCache& k = cache();
+  const Topology& t = c.topo;
+  // Pairs of each class on this communicator: the two lowest ranks of the first node
+  // with two ranks; rank 0 and the lowest rank of another node.
+  int pair[2][2] = {{-1, -1}, {-1, -1}};
+  for (int r = 0; r < c.size && pair[0][1] < 0; ++r)
+    for (int q = r + 1; q < c.size; ++q)
+      if (t.node_of[q] == t.node_of[r]) {
+        pair[0][0] = r;
+        pair[0][1] = q;
+        break;
+      }
+  for (int q = 1; q < c.size; ++q)
+    if (t.node_of[q] != t.node_of[0]) {
+      pair[1][0] = 0;
+      pair[1][1] = q;
+      break;
+    }
+  Link given[2];
+  bool is_given[2];
+  double need[2];
+  {
+    std::lock_guard<std::mutex> lock(k.m);
+    for (int cls = 0; cls < 2; ++cls) {
+      is_given[cls] = configured(cls, c.cfg, &given[cls]);
+      need[cls] = pair[cls][0] >= 0 && !is_given[cls] && !k.have[cls];
+    }
+  }
+  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, need, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
+  Link measured[2];
+  for (int cls = 0; cls < 2; ++cls)
+    if (need[cls] > 0) measured[cls] = pingpong(c.comm, c.rank, pair[cls][0], pair[cls][1]);
+  // Agreed: the worst of every rank's figures (measured, configured, or cached).
+  double v[5];
+  {
+    std::lock_guard<std::mutex> lock(k.m);
+    if (!(k.reduce_cost > 0)) k.reduce_cost = measure_reduce_cost();
+    for (int cls = 0; cls < 2; ++cls) {
+      Link l = is_given[cls] ? given[cls] : need[cls] > 0 ? measured[cls] : k.link[cls];
+      v[2 * cls] = l.alpha;
+      v[2 * cls + 1] = l.beta;
+    }
+    v[4] = k.reduce_cost;
+  }
+  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  ModelState& s = *c.model;
+  s.intra = {v[0], v[1]};
+  s.inter = {v[2], v[3]};
+  s.reduce_cost = v[4];
+  std::lock_guard<std::mutex> lock(k.m);
+  for (int cls = 0; cls < 2; ++cls)
+    if (need[cls] > 0) {
+      k.link[cls] = cls ? s.inter : s.intra;
+      k.have[cls] = true;
+    }
+  return ZCOLL_SUCCESS;
+}
+
+bool uses_model(const zcoll_comm_s& c, int collective) {
+  return c.cfg.decision == ZCOLL_DECIDE_MODEL && configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_AUTO &&
+         c.model;
+}
+
+bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
+  if (!uses_model(c, collective)) return false;
+  const ModelState& s = *c.model;
+  // The cheaper dtype's figures: a rank may pass a derived datatype of floats where
+  // another passes MPI_FLOAT, and both must reach the same answer here.
+  const double comp = std::min(s.best_compress[0] > 0 ? s.best_compress[0] : 1e300,
+                               s.best_compress[1] > 0 ? s.best_compress[1] : 1e300);
+  const double decomp = std::min(s.best_decompress[0] > 0 ? s.best_decompress[0] : 1e300,
+                                 s.best_decompress[1] > 0 ? s.best_decompress[1] : 1e300);
+  if (!(comp < 1e300)) return false;  // no agreed codec figures yet: sample first
+  const Inputs m = inputs(c, 0.0, comp, decomp);
+  const double plain = plain_time(collective, m, bytes) * s.learned[collective][0];
+  double best = 1e300;
+  for (int a : candidates(collective, c.size, true))
+    best = std::min(best, zcoll_time(collective, a, true, m, bytes) * std::min(s.learned[collective][1], 1.0));
+  if (!(plain < best)) return false;
+  d->plain = d->fast = true;
+  d->t_predicted = d->t_predicted_plain = plain;
+  return true;
+}
+
+void sample(const zcoll_comm_s& c, int dtype, Agreement& a) {
+  const size_t n = a.data_count, es = codec::element_size(dtype);
+  if (!a.data || n == 0 || !es) return;
+  zcoll_codec_params p = c.cfg.codec;
+  p.threads = 1;
+  p.ndims = 0;
+  p.eb_mode = ZCOLL_EB_ABS;
+  if (c.cfg.codec.eb_mode == ZCOLL_EB_REL) {
+    // The global range is known only after the agreement; this rank's share of it gives
+    // a bound no larger than the call's, so the predicted ratio errs low.
+    if (!(a.hi > a.lo)) return;
+    p.eb = codec::rel_to_abs(c.cfg.codec.eb, a.lo, a.hi);
+  }
+  const size_t chunk = p.chunk_len ? p.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
+  // About 2% of the values: up to 8 slices of a chunk, or shorter slices of small inputs.
+  size_t len = std::min(chunk, std::max<size_t>(1024, n / 50));
+  len -= len % codec::kChunkLenStep;
+  len = std::min(len, n);
+  const size_t slices = std::clamp<size_t>(n / (50 * len), 1, 8);
+  p.chunk_len = std::max(len, codec::kChunkLenStep);
+  std::vector<uint8_t> out(zcoll_codec_bound(len, static_cast<zcoll_dtype>(dtype)));
+  std::vector<uint8_t> back(len * es);
+  double t_comp = 0, t_decomp = 0, raw = 0, packed = 0;
+  for (size_t i = 0; i < slices; ++i) {
+    const size_t begin = (n - len) * (2 * i + 1) / (2 * slices);
+    const void* in = static_cast<const uint8_t*>(a.data) + begin * es;
+    size_t size = 0;
+    const double t0 = now();
+    if (codec::compress(&p, dtype, in, len, out.data(), out.size(), &size, nullptr)) return;
+    const double t1 = now();
+    if (codec::decompress(out.data(), size, dtype, back.data(), len, 1)) return;
+    t_comp += t1 - t0;
+    t_decomp += now() - t1;
+    raw += static_cast<double>(len * es);
+    packed += static_cast<double>(size - codec::kHeaderBytes);
+  }
+  a.rho = std::min(1.0, packed / raw);
+  a.compress_cost = t_comp / raw;
+  a.decompress_cost = t_decomp / raw;
+}
+
+Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a) {
+  Decision d;
+  ModelState& s = *c.model;
+  const int k = dtype_slot(dtype);
+  // Learning: the previous decided call's time, the slowest rank's.
+  if (s.last_collective >= 0 && a.prev_time > 0 && s.last_model > 0) {
+    int& runs = s.runs[s.last_collective][s.last_path];
+    double& f = s.learned[s.last_collective][s.last_path];
+    // The first run of a path pays for first-touch pages and connection set-up: skipped.
+    if (runs++ > 0) f = std::clamp(0.5 * f + 0.5 * a.prev_time / s.last_model, 0.5, 2.0);
+  }
+  s.last_collective = -1;
+  // Agreed codec figures of this call, or (no rank sampled) the last ones of this collective.
+  double rho = a.rho, comp = a.compress_cost, decomp = a.decompress_cost;
+  if (rho > 0) s.rho[collective][k] = rho;
+  else rho = s.rho[collective][k] > 0 ? s.rho[collective][k] : 0.5;
+  if (comp > 0) {
+    s.best_compress[k] = s.best_compress[k] > 0 ? std::min(s.best_compress[k], comp) : comp;
+    s.best_decompress[k] = s.best_decompress[k] > 0 ? std::min(s.best_decompress[k], decomp) : decomp;
+  } else {
+    comp = s.best_compress[k];
+    decomp = s.best_decompress[k];
+  }
+  const Inputs m = inputs(c, rho, comp, decomp);
+  const double plain_model = plain_time(collective, m, bytes);
+  d.rho = rho;
+  d.t_predicted_plain = plain_model * s.learned[collective][0];
+  double best_model = 0, best = 1e300;
+  for (int alg : candidates(collective, c.size, homomorphic)) {
+    const double t = zcoll_time(collective, alg, homomorphic, m, bytes);
+    if (t * s.learned[collective][1] < best) {
+      best = t * s.learned[collective][1];
+      best_model = t;
+      d.choice.schedule = alg;
+    }
+  }
+  d.plain = !(best < d.t_predicted_plain) || !(comp > 0);
+  d.t_predicted = d.plain ? d.t_predicted_plain : best;
+  s.last_collective = collective;
+  s.last_path = d.plain ? 0 : 1;
+  s.last_model = d.plain ? plain_model : best_model;
+  return d;
+}
+
+void record_time(zcoll_comm_s& c, double seconds) {
+  if (c.model) c.model->last_time = seconds;
+}
+
+}  // namespace zcoll::coll

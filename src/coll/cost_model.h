@@ -1,0 +1,75 @@
+// The cost model behind ZCOLL_ALGO_AUTO: it predicts the time of plain MPI and of each
+// compressed schedule of a call, and the call runs the fastest. Its inputs:
+//   links   latency and bandwidth of intra-node and inter-node pairs, measured once per
+//           process by a ping-pong (or given: ZCOLL_LINK_GBPS, ZCOLL_LINK_LATENCY_US,
+//           ZCOLL_NODE_LINK_GBPS, ZCOLL_NODE_LINK_LATENCY_US, zcoll_config.link_*);
+//   codec   compression ratio and per-thread compression and decompression speed of this
+//           call's data, from a sample of about 2% of each rank's values;
+//   learned measured/predicted time of earlier calls, per collective and path.
+// Every rank takes the same decision: the inputs that differ per rank travel in the
+// agreement allreduce every compressed call already makes (call.h), each rank keeps the
+// worst (MAX) of each, and the decision is a pure function of agreed values. Nothing
+// that one rank alone measured decides anything.
+#pragma once
+#include <cstddef>
+
+#include "coll/select.h"
+#include "zcoll.h"
+
+struct zcoll_comm_s;
+
+namespace zcoll::coll {
+
+struct Agreement;
+
+struct Link {
+  double alpha = 0;  // seconds per message
+  double beta = 0;   // seconds per byte
+};
+
+// What the model knows on one communicator. Every field is set from agreed values only,
+// so it is identical on every rank.
+struct ModelState {
+  Link intra, inter;                       // intra: ranks of one node; inter: the network
+  double reduce_cost = 0;                  // s per byte of MPI's own reduction (local)
+  double best_compress[2] = {0, 0};        // cheapest agreed s per byte seen, per dtype
+  double best_decompress[2] = {0, 0};      // (one thread): the fast path's lower bound
+  double rho[ZCOLL_NUM_COLLECTIVES][2] = {};  // last agreed compressed/raw, per dtype
+  double learned[ZCOLL_NUM_COLLECTIVES][2];   // measured / predicted: [0] plain, [1] zcoll
+  int runs[ZCOLL_NUM_COLLECTIVES][2] = {};
+  // The last decided call, whose measured time (each rank's) the next agreement carries.
+  int last_collective = -1, last_path = 0;
+  double last_model = 0;   // its predicted time before learning
+  double last_time = 0;    // this rank's measured time of it
+  ModelState();
+};
+
+// Collective, at zcoll_comm_create: the link figures (process cache, configuration or a
+// ping-pong, < 50 ms) and MPI's reduction speed, agreed across ranks.
+int measure_links(zcoll_comm_s& c);
+
+// The decision for one call.
+struct Decision {
+  bool plain = false;
+  Choice choice;
+  double t_predicted = 0;        // of the path that runs
+  double t_predicted_plain = 0;  // of plain MPI
+  double rho = 0;                // predicted compressed/raw (0: not predicted)
+  bool fast = false;             // surely_plain: decided without the agreement
+};
+
+// Whether this call consults the model (AUTO under ZCOLL_DECIDE_MODEL).
+bool uses_model(const zcoll_comm_s& c, int collective);
+// Before the agreement, from agreed state only: true when plain MPI wins even if the data
+// compressed to nothing (codec time alone exceeds plain MPI's), so the call can skip the
+// agreement and the sample. It depends on the byte count and agreed state only, not on
+// the datatype, so it is the same on every rank for arguments MPI requires to match.
+bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d);
+// Before the agreement: samples this rank's values (Agreement::data) into its estimates.
+void sample(const zcoll_comm_s& c, int dtype, Agreement& a);
+// After the agreement: the decision, from agreed values; updates what the model learned.
+Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a);
+// After the call: this rank's measured time, carried in the next agreement.
+void record_time(zcoll_comm_s& c, double seconds);
+
+}  // namespace zcoll::coll

@@ -1,0 +1,248 @@
+// MPI tests of AUTO's cost model (issue 17): every rank takes the same decision, under
+// conditions built to make ranks see different things, and each decision keeps the
+// collective's guarantee (within the bound when compressed, bit-exact when plain).
+//
+//   zcoll_mpi_auto_tests [section ...]      (no section: all of them)
+//
+// decides      a slow link (ZCOLL_NODE_LINK_GBPS=0.1 on every rank): the collectives
+//              compress; a fast one (10000): they run plain MPI, bit-exact; both report
+//              the predicted times.
+// adversarial  per-rank differences: the slow link given on one rank only; data whose
+//              ratio differs wildly between ranks (one rank's constant); a rank with all-NaN
+//              data; a rank with count 0 in allgatherv; a bcast whose root alone has data.
+//              The decision (compressed, algorithm) must be the same on every rank.
+// mixedtypes   once the model has figures, calls that plain MPI surely wins skip the
+//              agreement: a rank passing a derived datatype of floats where another passes
+//              MPI_FLOAT must still take the same path (no hang, MPI's result).
+// Every call runs under a Watchdog: a hang ends the program with a message.
+#include <zcoll.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "mpi_check.h"
+
+#ifndef ZCOLL_TEST_DATA_DIR
+#error "ZCOLL_TEST_DATA_DIR must be defined"
+#endif
+
+namespace {
+
+constexpr int kN = 1 << 18;  // 1 MiB of floats per rank
+std::vector<float> g_field;
+
+void load_field() {
+  const std::string path = std::string(ZCOLL_TEST_DATA_DIR) + "/cesm_TS_10x192x288.f32";
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    g_field.resize(2 * kN);
+    g_field.resize(std::fread(g_field.data(), sizeof(float), g_field.size(), f));
+    std::fclose(f);
+  }
+  EXPECT(g_field.size() >= static_cast<size_t>(kN) + 1024, "cannot read %s", path.c_str());
+  if (g_field.size() < static_cast<size_t>(kN) + 1024) g_field.assign(2 * kN, 1.0f);
+}
+
+// Rank r's slice of the field (shifted, so ranks differ).
+std::vector<float> slice(int n, int r) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = g_field[(static_cast<size_t>(i) + 997u * r) % g_field.size()];
+  return v;
+}
+
+// Creates a zcoll communicator with the node link given on the ranks `who` selects.
+zcoll_comm make_comm(const char* gbps, bool on_this_rank) {
+  if (on_this_rank) setenv("ZCOLL_NODE_LINK_GBPS", gbps, 1);
+  zcoll_config cfg;
+  zcoll_config_init(&cfg);
+  cfg.codec.eb_mode = ZCOLL_EB_REL;
+  cfg.codec.eb = 1e-4;
+  cfg.codec.threads = 1;
+  zcoll_comm zc = nullptr;
+  Watchdog w("zcoll_comm_create", 30);
+  EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc), ZCOLL_SUCCESS);
+  unsetenv("ZCOLL_NODE_LINK_GBPS");
+  return zc;
+}
+
+// The decision of the last call, the same on every rank. Returns whether it compressed.
+bool same_decision(zcoll_comm zc, const char* what) {
+  zcoll_stats st{};
+  zcoll_last_stats(zc, &st);
+  int mine[2] = {st.compressed, st.algorithm}, lo[2], hi[2];
+  MPI_Allreduce(mine, lo, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT(lo[0] == hi[0] && lo[1] == hi[1], "%s: ranks decided differently (compressed %d..%d, algorithm %d..%d)", what,
+         lo[0], hi[0], lo[1], hi[1]);
+  EXPECT(st.t_total > 0, "%s: no measured time", what);
+  return st.compressed != 0;
+}
+
+double eb_abs(zcoll_comm zc) {
+  zcoll_stats st{};
+  zcoll_last_stats(zc, &st);
+  return st.eb_abs;
+}
+
+// Each element within tol of want (NaN matches NaN), or bit-exact when tol is 0.
+// nan_wins: a NaN where MPI's MAX kept a number is right too (zcoll.h: on the compressed
+// path NaN wins; MPI libraries differ).
+void check_close(const std::vector<float>& got, const std::vector<float>& want, double tol, const char* what,
+                 bool nan_wins = false) {
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const bool nan = std::isnan(got[i]) && (std::isnan(want[i]) || nan_wins);
+    const bool ok = nan || (tol > 0 ? std::fabs(static_cast<double>(got[i]) - want[i]) <= tol
+                                    : std::memcmp(&got[i], &want[i], sizeof(float)) == 0);
+    if (!ok && !bad++) first = i;
+  }
+  EXPECT(bad == 0, "%s: %zu of %zu elements off (first at %zu: %.9g, want %.9g, tol %g)", what, bad, got.size(), first,
+         bad ? got[first] : 0.0f, bad ? want[first] : 0.0f, tol);
+}
+
+// One round of the collectives on `in` (this rank's data); each checked against plain MPI.
+void round_of_collectives(zcoll_comm zc, const std::vector<float>& in, const char* label, int* compressed) {
+  const int p = g_size, n = static_cast<int>(in.size());
+  Ctx c("%s", label);
+  int has_nan = std::any_of(in.begin(), in.end(), [](float x) { return std::isnan(x); });
+  MPI_Allreduce(MPI_IN_PLACE, &has_nan, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  {
+    std::vector<float> got(n), want(n);
+    Watchdog w("allreduce MAX");
+    EXPECT_RC(zcoll_allreduce(in.data(), got.data(), n, MPI_FLOAT, MPI_MAX, zc), ZCOLL_SUCCESS);
+    const bool z = same_decision(zc, "allreduce MAX");
+    MPI_Allreduce(in.data(), want.data(), n, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+    check_close(got, want, z ? eb_abs(zc) : 0, "allreduce MAX", z && has_nan);
+    *compressed += z;
+  }
+  {
+    std::vector<float> got(static_cast<size_t>(n) * p), want(got.size());
+    Watchdog w("allgather");
+    EXPECT_RC(zcoll_allgather(in.data(), n, MPI_FLOAT, got.data(), n, MPI_FLOAT, zc), ZCOLL_SUCCESS);
+    const bool z = same_decision(zc, "allgather");
+    MPI_Allgather(in.data(), n, MPI_FLOAT, want.data(), n, MPI_FLOAT, MPI_COMM_WORLD);
+    check_close(got, want, z ? eb_abs(zc) : 0, "allgather");
+    *compressed += z;
+  }
+  {
+    std::vector<float> got = in, want = in;
+    Watchdog w("bcast");
+    EXPECT_RC(zcoll_bcast(got.data(), n, MPI_FLOAT, p - 1, zc), ZCOLL_SUCCESS);
+    const bool z = same_decision(zc, "bcast");
+    MPI_Bcast(want.data(), n, MPI_FLOAT, p - 1, MPI_COMM_WORLD);
+    check_close(got, want, z ? eb_abs(zc) : 0, "bcast");
+    *compressed += z;
+  }
+  {
+    const int m = n / p;
+    std::vector<float> got(static_cast<size_t>(m) * p), want(got.size());
+    Watchdog w("alltoall");
+    EXPECT_RC(zcoll_alltoall(in.data(), m, MPI_FLOAT, got.data(), m, MPI_FLOAT, zc), ZCOLL_SUCCESS);
+    const bool z = same_decision(zc, "alltoall");
+    MPI_Alltoall(in.data(), m, MPI_FLOAT, want.data(), m, MPI_FLOAT, MPI_COMM_WORLD);
+    check_close(got, want, z ? eb_abs(zc) : 0, "alltoall");
+    *compressed += z;
+  }
+}
+
+void decides() {
+  const std::vector<float> in = slice(kN, g_rank);
+  for (const char* gbps : {"0.1", "10000"}) {
+    Ctx c("node link %s Gbit/s", gbps);
+    zcoll_comm zc = make_comm(gbps, true);
+    if (!zc) return;
+    int compressed = 0;
+    for (int rep = 0; rep < 3; ++rep) round_of_collectives(zc, in, "real data", &compressed);
+    const bool slow = gbps[0] == '0';
+    if (g_size > 1) EXPECT(compressed == (slow ? 12 : 0), "%d of 12 calls compressed", compressed);
+    // The predictions are reported, and the one that ran is the smaller (before learning,
+    // the first call of the round).
+    zcoll_stats st{};
+    zcoll_last_stats(zc, &st);
+    if (g_size > 1) {
+      EXPECT(st.t_predicted > 0 && st.t_predicted_plain > 0, "predictions %g, plain %g", st.t_predicted,
+             st.t_predicted_plain);
+      EXPECT(st.t_predicted <= st.t_predicted_plain, "ran the slower prediction: %g against plain %g",
+             st.t_predicted, st.t_predicted_plain);
+    }
+    if (slow && g_size > 1) EXPECT(st.ratio_predicted > 1.5, "predicted ratio %g", st.ratio_predicted);
+    zcoll_comm_free(&zc);
+  }
+}
+
+void adversarial() {
+  // The slow link on one rank only: the agreed figures are the worst, the same everywhere.
+  for (int who = 0; who < g_size; who += std::max(1, g_size - 1)) {
+    Ctx c("slow link given on rank %d only", who);
+    zcoll_comm zc = make_comm("0.1", g_rank == who);
+    if (!zc) return;
+    int compressed = 0;
+    // Ratios that differ wildly: one rank's data is constant.
+    std::vector<float> in = slice(kN, g_rank);
+    if (g_rank == 0) std::fill(in.begin(), in.end(), 3.5f);
+    round_of_collectives(zc, in, "rank 0 constant", &compressed);
+    // A rank whose data is all NaN (the value range comes from the others).
+    in = slice(kN, g_rank);
+    if (g_rank == g_size - 1) std::fill(in.begin(), in.end(), std::nanf(""));
+    round_of_collectives(zc, in, "last rank all NaN", &compressed);
+    // Allgatherv with a rank contributing nothing.
+    {
+      std::vector<int> counts(g_size, kN / 4), displs(g_size);
+      counts[0] = 0;
+      for (int i = 1; i < g_size; ++i) displs[i] = displs[i - 1] + counts[i - 1];
+      const int total = displs[g_size - 1] + counts[g_size - 1];
+      const std::vector<float> mine = slice(counts[g_rank], g_rank);
+      std::vector<float> got(total), want(total);
+      Watchdog w("allgatherv");
+      EXPECT_RC(zcoll_allgatherv(mine.data(), counts[g_rank], MPI_FLOAT, got.data(), counts.data(), displs.data(),
+                                 MPI_FLOAT, zc),
+                ZCOLL_SUCCESS);
+      const bool z = same_decision(zc, "allgatherv, rank 0 count 0");
+      MPI_Allgatherv(mine.data(), counts[g_rank], MPI_FLOAT, want.data(), counts.data(), displs.data(), MPI_FLOAT,
+                     MPI_COMM_WORLD);
+      check_close(got, want, z ? eb_abs(zc) : 0, "allgatherv, rank 0 count 0");
+    }
+    if (g_size > 1) EXPECT(compressed > 0, "the slow link never led to compression (%d calls)", compressed);
+    zcoll_comm_free(&zc);
+  }
+}
+
+void mixedtypes() {
+  zcoll_comm zc = make_comm("10000", true);
+  if (!zc) return;
+  MPI_Datatype wrapped;  // a derived datatype of one float: legal against MPI_FLOAT
+  MPI_Type_contiguous(1, MPI_FLOAT, &wrapped);
+  MPI_Type_commit(&wrapped);
+  const std::vector<float> in = slice(kN, g_rank);
+  for (int rep = 0; rep < 4; ++rep) {
+    Ctx c("call %d (the first agrees; later ones may skip the agreement)", rep);
+    const MPI_Datatype mine = g_rank == 0 ? wrapped : MPI_FLOAT;
+    const bool root = g_rank == g_size - 1;
+    std::vector<float> buf = root ? in : std::vector<float>(kN);
+    Watchdog w("bcast with mixed datatypes");
+    EXPECT_RC(zcoll_bcast(buf.data(), kN, mine, g_size - 1, zc), ZCOLL_SUCCESS);
+    zcoll_stats st{};
+    zcoll_last_stats(zc, &st);
+    EXPECT(!st.compressed, "compressed although a rank passed a derived datatype");
+    check_close(buf, slice(kN, g_size - 1), 0, "bcast with mixed datatypes");
+  }
+  MPI_Type_free(&wrapped);
+  zcoll_comm_free(&zc);
+}
+
+const Section kSections[] = {{"decides", decides}, {"adversarial", adversarial}, {"mixedtypes", mixedtypes}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  // Decisions must come from the model, whatever the environment says.
+  unsetenv("ZCOLL_DECIDE");
+  load_field();
+  const int rc = run_sections(argc, argv, kSections);
+  MPI_Finalize();
+  return rc;
+}
