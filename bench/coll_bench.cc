@@ -331,7 +331,7 @@ struct Result {
   int ranks = 0, iters = 0, warmup = 0, threads = 0, root = 0, compressed = 0;
   size_t bytes_per_rank = 0;
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
-  double t_predicted = 0, t_predicted_mpi = 0, ratio_predicted = 0;  // AUTO's cost model
+  double t_predicted = 0, t_predicted_mpi = 0, ratio_predicted = 0, t_model = 0;  // AUTO's cost model
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
   double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
   double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
@@ -484,6 +484,9 @@ void record_stats(const zcoll_stats& st, int root, Result* res) {
   res->t_predicted = st.t_predicted;
   res->t_predicted_mpi = st.t_predicted_plain;
   res->ratio_predicted = st.ratio_predicted;
+  double tmodel = st.t_model;
+  MPI_Allreduce(MPI_IN_PLACE, &tmodel, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  res->t_model = tmodel;
 }
 
 // Times the zcoll collective into out and records its stats; 1 (on every rank) where a
@@ -612,7 +615,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"root\":%d,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,\"t_predicted_mpi_s\":%s,"
-        "\"ratio_predicted\":%s}\n",
+        "\"ratio_predicted\":%s,\"t_model_s\":%s}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -623,7 +626,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.t_compress, "%.6f").c_str(), json_number(r.t_comm, "%.6f").c_str(), json_number(r.t_decompress, "%.6f").c_str(),
         json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
         json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
-        json_number(r.ratio_predicted, "%.3f").c_str());
+        json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str());
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "

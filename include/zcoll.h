@@ -308,8 +308,9 @@ typedef enum zcoll_bound_target {
  *   zcoll_config.link_gbps / link_latency_us or the environment's ZCOLL_LINK_GBPS,
  *   ZCOLL_LINK_LATENCY_US for the network and ZCOLL_NODE_LINK_GBPS,
  *   ZCOLL_NODE_LINK_LATENCY_US inside a node); the compression ratio and per-thread
- *   codec speed of the call's own data, from a sample of about 2% of each rank's values;
- *   and the measured time of earlier calls, per collective and path. Every rank takes the
+ *   codec speed of the call's own data, from a sample of about 1.5% of each rank's values
+ *   (below 4 MiB, the collective's last agreed ratio once there is one); and the measured
+ *   time of earlier calls, per collective and path. Every rank takes the
  *   same decision: what differs between ranks travels in the call's agreement allreduce
  *   (see "Agreement per call"), each rank uses the worst value, and the decision is a
  *   function of agreed values only. Once the model has agreed codec figures, a call that
@@ -529,6 +530,8 @@ typedef struct zcoll_stats {
                            a fixed algorithm, ZCOLL_DECIDE_COMPRESS, or below min_bytes) */
   double t_predicted_plain; /* its prediction for plain MPI (0: no model) */
   double ratio_predicted;   /* predicted raw/compressed from the sample (0: not predicted) */
+  double t_model;           /* seconds this rank spent on the model's sample (about 1.5% of the
+                               values compressed and decompressed on one thread) */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
 

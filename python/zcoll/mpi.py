@@ -229,6 +229,7 @@ class Comm:
             "t_predicted": st.t_predicted,
             "t_predicted_plain": st.t_predicted_plain,
             "ratio_predicted": st.ratio_predicted,
+            "t_model": st.t_model,
         }
 
     # -- reductions

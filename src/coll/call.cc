@@ -130,6 +130,7 @@ void finish_stats(zcoll_comm_s& c, const Decision& d, bool decided_by_model) {
   c.last.t_predicted = d.t_predicted;
   c.last.t_predicted_plain = d.t_predicted_plain;
   c.last.ratio_predicted = d.rho > 0 ? 1 / d.rho : 0;
+  c.last.t_model = d.t_sample;
   // The model learns from the calls it decided after an agreement (see decide()).
   if (!d.fast) record_time(c, c.last.t_total);
 }

@@ -29,6 +29,7 @@ struct Agreement {
   // worst over the ranks. prev_time: this rank's time of the last call the model decided.
   double rho = 0, compress_cost = 0, decompress_cost = 0, prev_time = 0;
   const void* data = nullptr;  // this rank's values, for the sample
+  int collective = 0;
   size_t data_count = 0;
 
   // After agree(): the range of every rank's share, and the bound for this call.
@@ -96,6 +97,7 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
     bool modelled = false;
     if (wants_compression(c, collective, bytes) && !(modelled = surely_plain(c, collective, bytes, &d))) {
       Agreement a;
+      a.collective = collective;
       a.want_range = c.cfg.codec.eb_mode == ZCOLL_EB_REL;
       a.root = root;
       a.op = op;
@@ -104,14 +106,20 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
       if (float_type(type, &dt) && op != kUnsupportedOp) {
         a.kind = dt;
         describe(dt, a);
-        if (modelled) sample(c, dt, a);
+        if (modelled) {
+          d.t_sample = now();
+          sample(c, dt, a);
+          d.t_sample = now() - d.t_sample;
+        }
       }
       if (modelled) a.prev_time = c.model->last_time;
       bool compress = false;
       const int rc = agree(c, collective, a, &compress);
       if (rc) return rc;
       if (compress) {
+        const double t_sample = d.t_sample;
         d = decide_call(c, collective, bytes, dt, a);
+        d.t_sample = t_sample;
         if (!d.plain) {
           const int erc = engine(dt, a.eb, d.choice);
           finish_stats(c, d, modelled);

@@ -327,11 +327,16 @@ void sample(const zcoll_comm_s& c, int dtype, Agreement& a) {
     p.eb = codec::rel_to_abs(c.cfg.codec.eb, a.lo, a.hi);
   }
   const size_t chunk = p.chunk_len ? p.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
-  // About 2% of the values: up to 8 slices of a chunk, or shorter slices of small inputs.
-  size_t len = std::min(chunk, std::max<size_t>(1024, n / 50));
+  // About 1.5% of the values: up to 8 slices of a chunk, or shorter slices of small
+  // inputs. Below 4 MiB a sample costs more than that in fixed overheads, so where this
+  // collective already has an agreed ratio, this rank gives none (the others' or that
+  // one is used: decide()).
+  const ModelState& s = *c.model;
+  if (n * es < (size_t{4} << 20) && s.rho[a.collective][dtype == ZCOLL_FLOAT64] > 0) return;
+  size_t len = std::min(chunk, std::max<size_t>(1024, n / 64));
   len -= len % codec::kChunkLenStep;
   len = std::min(len, n);
-  const size_t slices = std::clamp<size_t>(n / (50 * len), 1, 8);
+  const size_t slices = std::clamp<size_t>(n / (64 * len), 1, 8);
   p.chunk_len = std::max(len, codec::kChunkLenStep);
   std::vector<uint8_t> out(zcoll_codec_bound(len, static_cast<zcoll_dtype>(dtype)));
   std::vector<uint8_t> back(len * es);

@@ -4,7 +4,7 @@
 //           process by a ping-pong (or given: ZCOLL_LINK_GBPS, ZCOLL_LINK_LATENCY_US,
 //           ZCOLL_NODE_LINK_GBPS, ZCOLL_NODE_LINK_LATENCY_US, zcoll_config.link_*);
 //   codec   compression ratio and per-thread compression and decompression speed of this
-//           call's data, from a sample of about 2% of each rank's values;
+//           call's data, from a sample of about 1.5% of each rank's values;
 //   learned measured/predicted time of earlier calls, per collective and path.
 // Every rank takes the same decision: the inputs that differ per rank travel in the
 // agreement allreduce every compressed call already makes (call.h), each rank keeps the
@@ -56,6 +56,7 @@ struct Decision {
   double t_predicted_plain = 0;  // of plain MPI
   double rho = 0;                // predicted compressed/raw (0: not predicted)
   bool fast = false;             // surely_plain: decided without the agreement
+  double t_sample = 0;           // seconds of this rank's sample
 };
 
 // Whether this call consults the model (AUTO under ZCOLL_DECIDE_MODEL).
