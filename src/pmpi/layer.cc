@@ -200,8 +200,20 @@ void start() {
   refresh_hot();
 }
 
+// Before PMPI_Finalize: the report, then zcoll's communicators freed (MPI_Comm_free is
+// local in both MPIs, and every rank frees the same ones in the same order), then one
+// barrier over MPI_COMM_WORLD, so that every rank enters PMPI_Finalize together. Without
+// it the report's reductions let rank 1 enter PMPI_Finalize while rank 0 still reduces and
+// writes, and MPICH 4.0 (ch4:ucx) then hangs: each rank closes its UCX endpoints, waits
+// for the closes to complete and then blocks in the PMI barrier without progressing UCX,
+// so a rank that arrives late waits forever for a close that needs the early rank's
+// progress (docs/pmpi.md, "MPI_Finalize hangs"). The barrier is legal: every process
+// calls MPI_Finalize, and MPI requires all its communication complete before. Only when
+// the layer is configured and agreed (every rank then takes this path); an unconfigured
+// run stays as it is.
 void stop() {
   Layer& l = layer();
+  const bool was_usable = l.usable;
   if (l.usable && !l.settings.report.empty()) print_report(l.settings.report);
   std::vector<std::pair<uint64_t, MPI_Comm>> order;
   {
@@ -213,6 +225,7 @@ void stop() {
   l.usable = false;
   g_hot.report = false;
   refresh_hot();
+  if (was_usable) PMPI_Barrier(MPI_COMM_WORLD);
 }
 
 // MPI_Comm_set_info: zcoll_enable (true/false), zcoll_eb, zcoll_eb_mode. Returns "" or
