@@ -2,7 +2,7 @@
 # The drop-in layer's tests (ctest label pmpi): runs a plain MPI program without the layer
 # and under tools/zcoll-run in several configurations, and compares.
 #
-#   run_check.sh c|comms|fortran|other|static LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
+#   run_check.sh c|comms|fortran|fortran_info|other|static LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
 #
 # c:       pmpi_check (every intercepted call and argument variant). Its "exact" digests
 #          (integer, derived, user-op, MAXLOC, small, opted-out and erroneous calls) must
@@ -15,6 +15,11 @@
 # fortran: fortran_allreduce, plain and compressed: within the bound, and the report shows
 #          MPI_ALLREDUCE, MPI_REDUCE, MPI_BCAST, MPI_REDUCE_SCATTER_BLOCK, MPI_ALLGATHER and
 #          MPI_ALLTOALL compressed.
+# fortran_info: fortran_set_info (`use mpi`, MPI_COMM_SET_INFO with zcoll_enable, zcoll_eb,
+#          zcoll_eb_mode on a duplicate of MPI_COMM_WORLD): plain, its MPI_ALLREDUCE on the
+#          duplicate equals the one on MPI_COMM_WORLD; under zcoll-run --comms hinted (no
+#          --eb: the hints alone opt it in), it differs on every rank, within the bound, and
+#          the report shows Allreduce compressed.
 # static:  pmpi_check linked with libzcoll_mpi.a ahead of MPI (no preload), configured
 #          through the environment: compressed within the bound, all ten functions in the
 #          report, the exact parts equal to the preloaded runs'.
@@ -101,6 +106,16 @@ case "$mode" in
     args=(1e-3)
     run compressed layer --eb 1e-3 --eb-mode abs --report="$tmp/compressed.report"
     compressed_rows "$tmp/compressed.report" Allreduce Reduce Bcast Reduce_scatter_block Allgather Alltoall
+    ;;
+  fortran_info)
+    args=(2e-3)
+    run plain plain
+    awk '$1 == "set_info" && $5 != 0 { bad = 1 } END { exit bad || NR == 0 }' "$tmp/plain.out" ||
+      fail "plain: the hinted communicator's result differs from MPI_COMM_WORLD's"
+    run hinted layer --comms hinted --report="$tmp/hinted.report"
+    [ "$(awk '$1 == "set_info" && $5 > 0' "$tmp/hinted.out" | wc -l)" -eq "$np" ] ||
+      fail "hinted: the hinted communicator was not compressed on every rank"
+    compressed_rows "$tmp/hinted.report" Allreduce
     ;;
   comms)
     # comm_state NAME RUN: "rank digest lossy" of communicator NAME in RUN, one line per rank.
