@@ -322,11 +322,14 @@ std::string apply_hints(MPI_Comm comm, MPI_Info info) {
 // A communicator made from `parent` by a blocking constructor other than a duplicate
 // (MPI_Comm_split and the others ZCOLL_COMMS=all covers): opted in when the scope is
 // `all`. Collective over *newcomm; ranks that got MPI_COMM_NULL skip it.
+// Open MPI 4.1 also copies the parent's attributes to the result of
+// MPI_Comm_create_group, which MPI reserves for duplicates: the copy is dropped, or that
+// communicator would opt in later as if it were an MPI_Comm_idup's.
 int derived(int rc, MPI_Comm parent, const MPI_Comm* newcomm) {
+  if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL || t_inside_zcoll) return rc;
   zcoll_config cfg;
-  if (rc == MPI_SUCCESS && newcomm && *newcomm != MPI_COMM_NULL && !t_inside_zcoll &&
-      inherited_config(parent, false, &cfg))
-    opt_in(*newcomm, cfg);
+  if (inherited_config(parent, false, &cfg)) opt_in(*newcomm, cfg);
+  else drop_attr(*newcomm);
   return rc;
 }
 
