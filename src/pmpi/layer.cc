@@ -92,9 +92,10 @@ void drop_attr(MPI_Comm comm) {
 
 // Creates comm's zcoll communicator (collective over comm). Intercommunicators stay plain.
 void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
-  int inter = 0;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  if (comm == MPI_COMM_NULL) return;
   drop_attr(comm);  // a copy from the parent: this decision replaces it
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
   zcoll_comm zc = nullptr;
   t_inside_zcoll = true;
   const int rc = zcoll_comm_create(comm, &cfg, &zc);
@@ -241,13 +242,13 @@ void start() {
 // writes, and MPICH 4.0 (ch4:ucx) then hangs: each rank closes its UCX endpoints, waits
 // for the closes to complete and then blocks in the PMI barrier without progressing UCX,
 // so a rank that arrives late waits forever for a close that needs the early rank's
-// progress (docs/pmpi.md, "MPI_Finalize hangs"). The barrier is legal: every process
-// calls MPI_Finalize, and MPI requires all its communication complete before. Only when
-// the layer is configured and agreed (every rank then takes this path); an unconfigured
-// run stays as it is.
+// progress (docs/pmpi.md, "MPI_Finalize hangs over netem"). The barrier is legal: every
+// process calls MPI_Finalize, and MPI requires all its communication complete before. Only
+// when the layer is configured (some ZCOLL_ setting) and agreed, which every rank then
+// is alike; an unconfigured run stays as it is.
 void stop() {
   Layer& l = layer();
-  const bool was_usable = l.usable;
+  const bool barrier = l.usable && l.settings.configured;
   if (l.usable && !l.settings.report.empty()) print_report(l.settings.report);
   std::vector<std::pair<uint64_t, MPI_Comm>> order;
   {
@@ -259,7 +260,7 @@ void stop() {
   l.usable = false;
   g_hot.report = false;
   refresh_hot();
-  if (was_usable) PMPI_Barrier(MPI_COMM_WORLD);
+  if (barrier) PMPI_Barrier(MPI_COMM_WORLD);
 }
 
 // The hints zcoll_enable (true/false), zcoll_eb and zcoll_eb_mode of info applied to a
