@@ -2,6 +2,7 @@
 # The drop-in layer on an unmodified program over an emulated link (root; bench/netem):
 #
 #   apps/plain/run_netem_demo.sh BUILD_DIR [RATE] [EB]        (defaults: 1gbit, REL 1e-4)
+#   ZCOLL_DEMO_MPI=openmpi apps/plain/run_netem_demo.sh build-openmpi   (an Open MPI build)
 #
 # ZCOLL_DEMO_ROUNDS (default 3) rounds of three runs on 2 ranks, one per network namespace,
 # each its own bench/netem/run.sh:
@@ -29,7 +30,7 @@ for round in $(seq 1 "$rounds"); do
   "${netem[@]}" "$root/tools/zcoll-run" --lib "$lib" --eb "$eb" --eb-mode rel --threads 1 --report -- \
     "$plain" --check-rel-eb "$eb" | tee "$out/layer"
   echo "== round $round: zcoll-image-stacking (zcoll_allreduce in the source)"
-  OMP_NUM_THREADS=1 "${netem[@]}" "$native" --eb "$eb" --eb-mode rel --threads 1 --out "$out/png" \
+  "${netem[@]}" env OMP_NUM_THREADS=1 "$native" --eb "$eb" --eb-mode rel --threads 1 --out "$out/png" \
     --link "emulated $rate (netem)" | tee "$out/native"
   plain_t+=("$(time_of "$out/plain")")
   layer_t+=("$(time_of "$out/layer")")

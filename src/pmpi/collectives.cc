@@ -42,7 +42,9 @@ int comm_size(MPI_Comm comm) {
 template <class Sane, class Zcoll, class Plain>
 int dispatch(Fn fn, MPI_Comm comm, size_t bytes, bool small, Sane&& sane, Zcoll&& zcoll, Plain&& plain) {
   if (bytes != kInvalid && !small && comm != MPI_COMM_NULL) {
-    if (zcoll_comm zc = find_opted(comm); zc && sane(comm_size(comm)))
+    zcoll_comm zc = find_opted(comm);
+    if (!zc && g_idup_pending.load(std::memory_order_relaxed)) zc = adopt_pending(comm);
+    if (zc && sane(comm_size(comm)))
       return run_zcoll(fn, comm, zc, bytes, [&] { return zcoll(zc); });
   }
   return g_hot.report ? run_plain_counted(fn, bytes == kInvalid ? 0 : bytes, plain) : plain();

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -20,6 +21,7 @@ namespace zcoll_pmpi {
 
 HotState g_hot;
 thread_local bool t_inside_zcoll = false;
+std::atomic<bool> g_idup_pending{false};
 
 namespace {
 
@@ -37,6 +39,10 @@ struct Layer {
   std::unordered_map<MPI_Comm, Opted> opted;
   uint64_t next_seq = 0;
   MPI_Datatype aliases[4][2] = {};  // {Fortran type, C float type of the same size}
+  // An opted-in communicator carries its configuration as this attribute, which MPI copies
+  // to its duplicates (MPI_Comm_dup, _dup_with_info, _idup): how the result of a
+  // nonblocking MPI_Comm_idup, not usable before the request completes, is found later.
+  int keyval = MPI_KEYVAL_INVALID;
 };
 Layer& layer() {
   static Layer* l = new Layer;  // never destroyed: wrappers may run during exit
@@ -61,10 +67,35 @@ void refresh_hot() {
   g_hot.any_opted_in.store(!l.opted.empty() || (l.usable && !l.settings.report.empty()), std::memory_order_relaxed);
 }
 
+// The attribute's callbacks. zcoll's own duplicates (zcoll_comm_create) do not get it.
+int copy_cfg(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *flag = 0;
+  if (t_inside_zcoll || !in) return MPI_SUCCESS;
+  auto* cfg = new (std::nothrow) zcoll_config(*static_cast<const zcoll_config*>(in));
+  if (!cfg) return MPI_SUCCESS;  // the duplicate stays plain
+  *static_cast<void**>(out) = cfg;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+int delete_cfg(MPI_Comm, int, void* value, void*) {
+  delete static_cast<zcoll_config*>(value);
+  return MPI_SUCCESS;
+}
+void drop_attr(MPI_Comm comm) {
+  Layer& l = layer();
+  void* v = nullptr;
+  int found = 0;
+  if (l.keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL &&
+      PMPI_Comm_get_attr(comm, l.keyval, &v, &found) == MPI_SUCCESS && found)
+    PMPI_Comm_delete_attr(comm, l.keyval);
+}
+
 // Creates comm's zcoll communicator (collective over comm). Intercommunicators stay plain.
 void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
+  if (comm == MPI_COMM_NULL) return;
+  drop_attr(comm);  // a copy from the parent: this decision replaces it
   int inter = 0;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
   zcoll_comm zc = nullptr;
   t_inside_zcoll = true;
   const int rc = zcoll_comm_create(comm, &cfg, &zc);
@@ -75,6 +106,9 @@ void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
     return;
   }
   Layer& l = layer();
+  if (l.keyval != MPI_KEYVAL_INVALID) {
+    if (auto* copy = new (std::nothrow) zcoll_config(cfg)) PMPI_Comm_set_attr(comm, l.keyval, copy);
+  }
   std::lock_guard<std::mutex> lock(l.mu);
   l.opted[comm] = Opted{zc, l.next_seq++, cfg};
   refresh_hot();
@@ -192,6 +226,7 @@ void start() {
     l.aliases[i][0] = same ? fortran[i][0] : MPI_DATATYPE_NULL;
     l.aliases[i][1] = fortran[i][1];
   }
+  if (PMPI_Comm_create_keyval(copy_cfg, delete_cfg, &l.keyval, nullptr) != MPI_SUCCESS) l.keyval = MPI_KEYVAL_INVALID;
   l.usable = true;
   g_hot.ops = l.settings.ops;
   g_hot.min_bytes = l.settings.cfg.min_bytes;
@@ -200,8 +235,20 @@ void start() {
   refresh_hot();
 }
 
+// Before PMPI_Finalize: the report, then zcoll's communicators freed (MPI_Comm_free is
+// local in both MPIs, and every rank frees the same ones in the same order), then one
+// barrier over MPI_COMM_WORLD, so that every rank enters PMPI_Finalize together. Without
+// it the report's reductions let rank 1 enter PMPI_Finalize while rank 0 still reduces and
+// writes, and MPICH 4.0 (ch4:ucx) then hangs: each rank closes its UCX endpoints, waits
+// for the closes to complete and then blocks in the PMI barrier without progressing UCX,
+// so a rank that arrives late waits forever for a close that needs the early rank's
+// progress (docs/pmpi.md, "MPI_Finalize hangs over netem"). The barrier is legal: every
+// process calls MPI_Finalize, and MPI requires all its communication complete before. Only
+// when the layer is configured (some ZCOLL_ setting) and agreed, which every rank then
+// is alike; an unconfigured run stays as it is.
 void stop() {
   Layer& l = layer();
+  const bool barrier = l.usable && l.settings.configured;
   if (l.usable && !l.settings.report.empty()) print_report(l.settings.report);
   std::vector<std::pair<uint64_t, MPI_Comm>> order;
   {
@@ -213,12 +260,17 @@ void stop() {
   l.usable = false;
   g_hot.report = false;
   refresh_hot();
+  if (barrier) PMPI_Barrier(MPI_COMM_WORLD);
 }
 
-// MPI_Comm_set_info: zcoll_enable (true/false), zcoll_eb, zcoll_eb_mode. Returns "" or
-// what is malformed.
-std::string apply_hints(MPI_Comm comm, MPI_Info info) {
+// The hints zcoll_enable (true/false), zcoll_eb and zcoll_eb_mode of info applied to a
+// communicator whose configuration is *cfg and whose opt-in is *on. Returns "" (and
+// whether info had any of them in *any) or what is malformed, leaving *cfg and *on as
+// they were.
+std::string read_hints(MPI_Info info, zcoll_config* cfg, bool* on, bool* any) {
   Layer& l = layer();
+  *any = false;
+  if (info == MPI_INFO_NULL) return "";
   auto get = [&](const char* key, std::string* v) {
     char buf[MPI_MAX_INFO_VAL + 1] = {};
     int found = 0;
@@ -230,27 +282,70 @@ std::string apply_hints(MPI_Comm comm, MPI_Info info) {
   const bool has_enable = get("zcoll_enable", &enable), has_eb = get("zcoll_eb", &eb),
              has_mode = get("zcoll_eb_mode", &mode);
   if (!has_enable && !has_eb && !has_mode) return "";
-  zcoll_config cfg = l.settings.cfg;
-  {
-    std::lock_guard<std::mutex> lock(l.mu);
-    if (auto it = l.opted.find(comm); it != l.opted.end()) cfg = it->second.cfg;
-  }
-  bool on = true;
+  zcoll_config c = *cfg;
+  bool enabled = true;
   if (has_enable) {
-    if (enable == "true" || enable == "1") on = true;
-    else if (enable == "false" || enable == "0") on = false;
+    if (enable == "true" || enable == "1") enabled = true;
+    else if (enable == "false" || enable == "0") enabled = false;
     else return "zcoll_enable=" + enable + ": expected true or false";
   }
-  if (has_eb && !parse_eb(eb, &cfg.codec.eb)) return "zcoll_eb=" + eb + ": expected a positive number";
-  if (has_mode && !parse_eb_mode(mode, &cfg.codec.eb_mode)) return "zcoll_eb_mode=" + mode + ": expected abs or rel";
-  if (on && !has_eb && !l.settings.compress && find_opted(comm) == nullptr)
+  if (has_eb && !parse_eb(eb, &c.codec.eb)) return "zcoll_eb=" + eb + ": expected a positive number";
+  if (has_mode && !parse_eb_mode(mode, &c.codec.eb_mode)) return "zcoll_eb_mode=" + mode + ": expected abs or rel";
+  if (enabled && !has_eb && !l.settings.compress && !*on)
     return "zcoll_enable=true needs zcoll_eb (or ZCOLL_EB in the environment)";
-  opt_out(comm);
-  if (on) opt_in(comm, cfg);
+  *cfg = c;
+  *on = enabled;
+  *any = true;
   return "";
 }
 
+// MPI_Comm_set_info. Returns "" or what is malformed.
+std::string apply_hints(MPI_Comm comm, MPI_Info info) {
+  Layer& l = layer();
+  zcoll_config cfg = l.settings.cfg;
+  bool on = false;
+  {
+    std::lock_guard<std::mutex> lock(l.mu);
+    if (auto it = l.opted.find(comm); it != l.opted.end()) {
+      cfg = it->second.cfg;
+      on = true;
+    }
+  }
+  bool any = false;
+  const std::string problem = read_hints(info, &cfg, &on, &any);
+  if (!problem.empty() || !any) return problem;
+  opt_out(comm);
+  if (on) opt_in(comm, cfg);
+  else drop_attr(comm);  // its duplicates do not inherit an opt-in it no longer has
+  return "";
+}
+
+// A communicator made from `parent` by a blocking constructor other than a duplicate
+// (MPI_Comm_split and the others ZCOLL_COMMS=all covers): opted in when the scope is
+// `all`. Collective over *newcomm; ranks that got MPI_COMM_NULL skip it.
+// Open MPI 4.1 also copies the parent's attributes to the result of
+// MPI_Comm_create_group, which MPI reserves for duplicates: the copy is dropped, or that
+// communicator would opt in later as if it were an MPI_Comm_idup's.
+int derived(int rc, MPI_Comm parent, const MPI_Comm* newcomm) {
+  if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL || t_inside_zcoll) return rc;
+  zcoll_config cfg;
+  if (inherited_config(parent, false, &cfg)) opt_in(*newcomm, cfg);
+  else drop_attr(*newcomm);
+  return rc;
+}
+
 }  // namespace
+
+zcoll_comm adopt_pending(MPI_Comm comm) {
+  Layer& l = layer();
+  if (t_inside_zcoll || !l.usable || l.keyval == MPI_KEYVAL_INVALID) return nullptr;
+  void* v = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, l.keyval, &v, &found) != MPI_SUCCESS || !found || !v) return nullptr;
+  const zcoll_config cfg = *static_cast<const zcoll_config*>(v);
+  opt_in(comm, cfg);  // drops the attribute first: a failed opt-in is not retried
+  return find_opted(comm);
+}
 
 zcoll_comm find_opted(MPI_Comm comm) {
   Layer& l = layer();
@@ -333,17 +428,80 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-  const int rc = PMPI_Comm_split(comm, color, key, newcomm);
-  zcoll_config cfg;
-  if (rc == MPI_SUCCESS && !t_inside_zcoll && inherited_config(comm, false, &cfg)) opt_in(*newcomm, cfg);
-  return rc;
+  return derived(PMPI_Comm_split(comm, color, key, newcomm), comm, newcomm);
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  const int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+  return derived(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), comm, newcomm);
+}
+
+// MPI_Comm_dup_with_info: a duplicate, opted in as MPI_Comm_dup's would be, then the
+// zcoll_* hints of info applied as MPI_Comm_set_info applies them.
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+  if (rc != MPI_SUCCESS || t_inside_zcoll || !layer().usable) return rc;
   zcoll_config cfg;
-  if (rc == MPI_SUCCESS && !t_inside_zcoll && inherited_config(comm, false, &cfg)) opt_in(*newcomm, cfg);
+  bool on = inherited_config(comm, true, &cfg), any = false;
+  if (layer().settings.configured) {
+    const std::string problem = read_hints(info, &cfg, &on, &any);
+    if (!problem.empty()) say(comm, "MPI_Comm_dup_with_info: " + problem + "; the hints are ignored");
+  }
+  if (on) opt_in(*newcomm, cfg);
+  else drop_attr(*newcomm);
   return rc;
+}
+
+// MPI_Comm_idup: *newcomm may be used only once the request completes, and the layer does
+// not see completions. MPI copies the parent's attribute to it (copy_cfg), and the first
+// collective on it that reaches the routing opts it in there (adopt_pending): every rank
+// makes that call at the same point, as MPI orders collectives on a communicator.
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  const int rc = PMPI_Comm_idup(comm, newcomm, request);
+  if (rc == MPI_SUCCESS && !t_inside_zcoll && find_opted(comm)) g_idup_pending.store(true);
+  return rc;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  return derived(PMPI_Comm_create(comm, group, newcomm), comm, newcomm);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  return derived(PMPI_Comm_create_group(comm, group, tag, newcomm), comm, newcomm);
+}
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm* comm_cart) {
+  return derived(PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart), comm_old, comm_cart);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  return derived(PMPI_Cart_sub(comm, remain_dims, newcomm), comm, newcomm);
+}
+
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                     MPI_Comm* comm_graph) {
+  return derived(PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph), comm_old, comm_graph);
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm* comm_dist_graph) {
+  return derived(PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+                                        comm_dist_graph),
+                 comm_old, comm_dist_graph);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm* comm_dist_graph) {
+  return derived(PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                                                 destweights, info, reorder, comm_dist_graph),
+                 comm_old, comm_dist_graph);
+}
+
+// The intra-communicator merged from an intercommunicator (which itself stays plain).
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  return derived(PMPI_Intercomm_merge(intercomm, high, newintracomm), intercomm, newintracomm);
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {

@@ -41,6 +41,14 @@ inline bool layer_wants(Fn fn) {
 // The zcoll communicator of an opted-in user communicator, or NULL.
 zcoll_comm find_opted(MPI_Comm comm);
 
+// Set once an MPI_Comm_idup of an opted-in communicator was started: its result opts in
+// at the first collective that reaches zcoll's routing on it (adopt_pending).
+extern std::atomic<bool> g_idup_pending;
+// If comm is the result of such an MPI_Comm_idup (it carries the layer's attribute, copied
+// by MPI from its parent), opts it in now (collective over comm: every rank is in the same
+// call) and returns its zcoll communicator; NULL otherwise.
+zcoll_comm adopt_pending(MPI_Comm comm);
+
 // MPI_REAL, MPI_REAL4, MPI_DOUBLE_PRECISION, MPI_REAL8 as the C type of the same size, so
 // that zcoll compresses them; every other type unchanged.
 MPI_Datatype float_alias(MPI_Datatype t);

@@ -175,8 +175,9 @@ uint64_t settings_digest(const Settings& s) {
   auto mix = [&](const void* p, size_t n) {
     for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
   };
+  // configured too: hints and the barrier before PMPI_Finalize depend on it, collectively.
   const int flags[] = {s.compress, s.cfg.codec.codec, s.cfg.codec.eb_mode, static_cast<int>(s.ops),
-                       static_cast<int>(s.comms), !s.report.empty()};
+                       static_cast<int>(s.comms), !s.report.empty(), s.configured};
   mix(flags, sizeof flags);
   mix(&s.cfg.codec.eb, sizeof s.cfg.codec.eb);
   mix(&s.cfg.min_bytes, sizeof s.cfg.min_bytes);

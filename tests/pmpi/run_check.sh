@@ -2,7 +2,7 @@
 # The drop-in layer's tests (ctest label pmpi): runs a plain MPI program without the layer
 # and under tools/zcoll-run in several configurations, and compares.
 #
-#   run_check.sh c|fortran|other|static LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
+#   run_check.sh c|comms|fortran|fortran_info|other|static LIB ZCOLL_RUN PROGRAM NP MPIEXEC [PREFLAGS...]
 #
 # c:       pmpi_check (every intercepted call and argument variant). Its "exact" digests
 #          (integer, derived, user-op, MAXLOC, small, opted-out and erroneous calls) must
@@ -15,9 +15,20 @@
 # fortran: fortran_allreduce, plain and compressed: within the bound, and the report shows
 #          MPI_ALLREDUCE, MPI_REDUCE, MPI_BCAST, MPI_REDUCE_SCATTER_BLOCK, MPI_ALLGATHER and
 #          MPI_ALLTOALL compressed.
+# fortran_info: fortran_set_info (`use mpi`, MPI_COMM_SET_INFO with zcoll_enable, zcoll_eb,
+#          zcoll_eb_mode on a duplicate of MPI_COMM_WORLD): plain, its MPI_ALLREDUCE on the
+#          duplicate equals the one on MPI_COMM_WORLD; under zcoll-run --comms hinted (no
+#          --eb: the hints alone opt it in), it differs on every rank, within the bound, and
+#          the report shows Allreduce compressed.
 # static:  pmpi_check linked with libzcoll_mpi.a ahead of MPI (no preload), configured
 #          through the environment: compressed within the bound, all ten functions in the
 #          report, the exact parts equal to the preloaded runs'.
+# comms:   pmpi_comms (one large MPI_Allreduce on a communicator from each constructor):
+#          unconfigured and routed (min_bytes 1g), every result equals the plain run's;
+#          compressed with --comms all, every communicator but the one opted out by its
+#          MPI_Comm_dup_with_info hint is compressed (some element differs) within the bound;
+#          with --comms world, only MPI_COMM_WORLD and its duplicates (idup, dup_with_info)
+#          are compressed and every other result equals the plain run's.
 # other:   PROGRAM is the other MPI's mpicc and MPIEXEC its launcher: a program built with it,
 #          with the layer preloaded (LD_PRELOAD, past zcoll-run's check), must say once that
 #          the layer is built for another MPI and then run correctly without it.
@@ -95,6 +106,51 @@ case "$mode" in
     args=(1e-3)
     run compressed layer --eb 1e-3 --eb-mode abs --report="$tmp/compressed.report"
     compressed_rows "$tmp/compressed.report" Allreduce Reduce Bcast Reduce_scatter_block Allgather Alltoall
+    ;;
+  fortran_info)
+    args=(2e-3)
+    run plain plain
+    awk '$1 == "set_info" && $5 != 0 { bad = 1 } END { exit bad || NR == 0 }' "$tmp/plain.out" ||
+      fail "plain: the hinted communicator's result differs from MPI_COMM_WORLD's"
+    run hinted layer --comms hinted --report="$tmp/hinted.report"
+    [ "$(awk '$1 == "set_info" && $5 > 0' "$tmp/hinted.out" | wc -l)" -eq "$np" ] ||
+      fail "hinted: the hinted communicator was not compressed on every rank"
+    compressed_rows "$tmp/hinted.report" Allreduce
+    ;;
+  comms)
+    # comm_state NAME RUN: "rank digest lossy" of communicator NAME in RUN, one line per rank.
+    comm_state() { awk -v c="$1" '$1 == "comm" && $2 == c { print $4, $6, $8 }' "$tmp/$2.out"; }
+    all_comms="world idup dup_with_info dup_with_info_off create create_part create_group cart cart_sub graph
+               dist_graph_adjacent dist_graph intercomm_merge split_idup"
+    # expect RUN COMPRESSED...: the named communicators compressed on every rank that has
+    # them, every other one exact (its digests those of the plain run).
+    expect() {
+      local run=$1 c
+      shift
+      for c in $all_comms; do
+        [ -n "$(comm_state "$c" plain)" ] || fail "plain: no result for communicator $c"
+        if [[ " $* " == *" $c "* ]]; then
+          # compressed: some element differs from the exact sum, and the result from plain MPI's
+          paste -d' ' <(comm_state "$c" "$run") <(comm_state "$c" plain) |
+            awk '$3 == 0 || $2 == $5 { bad = 1 } END { exit bad || NR == 0 }' ||
+            fail "$run: communicator $c not compressed on every rank"
+        elif [ "$(comm_state "$c" "$run" | cut -d' ' -f1,2)" != "$(comm_state "$c" plain | cut -d' ' -f1,2)" ]; then
+          fail "$run: communicator $c differs from the plain run (compressed?)"
+        fi
+      done
+    }
+    args=()
+    run plain plain
+    run unconfigured layer
+    expect unconfigured
+    run routed layer --eb 1e-3 --eb-mode abs --comms all --min-bytes 1g
+    expect routed
+    args=(1e-3)
+    run compressed_all layer --eb 1e-3 --eb-mode abs --comms all --min-bytes 1k
+    expect compressed_all world idup dup_with_info create create_part create_group cart cart_sub graph \
+      dist_graph_adjacent dist_graph intercomm_merge split_idup
+    run compressed_world layer --eb 1e-3 --eb-mode abs --comms world --min-bytes 1k
+    expect compressed_world world idup dup_with_info
     ;;
   other)
     printf '#include <mpi.h>\n#include <stdio.h>\nint main(int c, char **v) { double x = 1, y = 0; int n;\n'\
