@@ -44,13 +44,36 @@ def default_input():
     return shared if os.path.exists(shared) else os.path.join(ROOT, "data", "turb_wmag_91x91x91.f32")
 
 
+# The fixed zcoll choices of each op (zcoll-bench --algo names), weighed against "auto" (the
+# cost model) and plain MPI by `--algos all`. "zcoll" is the fixed table's choice.
+FIXED = {"allreduce": ["ring", "recursive-doubling"], "bcast": ["binomial", "scatter-allgather"],
+         "allgather": ["ring", "bruck"], "reduce_scatter": ["ring"], "alltoall": ["pairwise"],
+         "scatter": ["binomial"], "gather": ["binomial"], "reduce": ["ring"]}
+
+
+def algos_for(args, op):
+    if args.algos != "all":
+        return args.algos
+    return ",".join(["mpi", "auto", "zcoll"] + FIXED.get(op, []) + args.extra_algos.split(",") * bool(args.extra_algos))
+
+
 def launches(args):
-    """(rate, ranks) pairs: every rate with every --ranks, plus the --extra pairs."""
-    pairs = [(r, n) for r in args.rates.split(",") for n in (int(x) for x in args.ranks.split(","))]
+    """(rate, ranks) pairs: every rate with every --ranks, plus the --extra pairs. A rank
+    count NxK is N namespaces ("nodes") of K ranks each; rate "shm" runs on shared memory,
+    without namespaces."""
+    pairs = [(r, n) for r in args.rates.split(",") for n in args.ranks.split(",")]
     for item in filter(None, args.extra.split(",")):
         n, r = item.split("@")
-        pairs.append((r, int(n)))
+        pairs.append((r, n))
     return pairs
+
+
+def layout(ranks):
+    """(total ranks, namespaces, ranks per namespace) of a --ranks entry."""
+    if "x" in str(ranks):
+        nodes, per = (int(x) for x in str(ranks).split("x"))
+        return nodes * per, nodes, per
+    return int(ranks), int(ranks), 1
 
 
 def run_sweep(args, out_jsonl):
@@ -59,19 +82,29 @@ def run_sweep(args, out_jsonl):
         sys.exit(f"sweep: {bench} not built")
     cores = os.cpu_count() or 1
     failures = 0
-    for rate, ranks in launches(args):
+    for rate, spec in launches(args):
+        ranks, nodes, per_node = layout(spec)
         # Multi-thread compression only where each rank has cores of its own to spare.
         threads = sorted({1, max(1, cores // ranks)})
         for op in args.ops.split(","):
-            cmd = ["bash", os.path.join(HERE, "run.sh"), "--rate", rate, "--ranks", str(ranks), "--mpi", args.mpi,
-                   "--timeout", str(args.timeout), "--", bench, "coll", "--op", op, "--input", args.input,
-                   "--eb-mode", "rel", "--eb", str(args.eb), "--bytes", args.sizes, "--algo", args.algos,
-                   "--threads", ",".join(map(str, threads)), "--iters", str(args.iters), "--warmup",
-                   str(args.warmup), "--json"]
+            if rate == "shm":
+                launcher = [f"mpiexec.{args.mpi}", "-n", str(ranks)] + (
+                    ["--oversubscribe"] if args.mpi == "openmpi" else [])
+            else:
+                launcher = ["bash", os.path.join(HERE, "run.sh"), "--rate", rate, "--ranks", str(nodes),
+                            "--mpi", args.mpi, "--timeout", str(args.timeout)]
+                if per_node > 1:
+                    launcher += ["--ranks-per-node", str(per_node)]
+                launcher.append("--")
+            cmd = launcher + [bench, "coll", "--op", op, "--input", args.input,
+                              "--eb-mode", "rel", "--eb", str(args.eb), "--bytes", args.sizes,
+                              "--algo", algos_for(args, op),
+                              "--threads", ",".join(map(str, threads)), "--iters", str(args.iters), "--warmup",
+                              str(args.warmup), "--json"]
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
             t0 = time.time()
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, **args.env})
-            got = append_results(proc.stdout, out_jsonl, rate=rate, link_ranks=ranks, mpi=args.mpi,
+            got = append_results(proc.stdout, out_jsonl, rate=rate, link_ranks=spec, mpi=args.mpi,
                                  **({"env": args.env} if args.env else {}))
             print(f"sweep: {rate} np{ranks} {op}: {got} results, exit {proc.returncode}, "
                   f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
@@ -143,6 +176,62 @@ def plot(out_dir, out_jsonl):
     return written
 
 
+def auto_table(out_dir, out_jsonl):
+    """AUTO (the cost model) against the fastest of plain MPI and the fixed zcoll choices, per
+    link, op, input and size: a markdown table and a plot of auto / best."""
+    recs = [json.loads(l) for l in open(out_jsonl) if l.strip()]
+    cells = {}
+    for r in recs:
+        key = (r["rate"], str(r["link_ranks"]), r["op"], os.path.basename(r.get("input", "")), r["bytes_per_rank"])
+        cell = cells.setdefault(key, {})
+        cell["mpi"] = min(cell.get("mpi", 1e30), r["time_mpi_s"])
+        if r["algo"] != "mpi":
+            name = r["algo"] + (f"/{r['threads']}t" if r.get("threads", 1) != 1 else "")
+            cell[name] = min(cell.get(name, 1e30), r["time_s"])
+            if r["algo"] == "auto":
+                cell["auto_ran"] = r["algo_ran"]
+    rows = ["| link | ranks | op | input | MiB/rank | MPI s | best fixed | best s | AUTO ran | AUTO s | AUTO/best | AUTO vs MPI |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    points = {}
+    for key in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
+        c = cells[key]
+        if "auto" not in c:
+            continue
+        fixed = {k: v for k, v in c.items() if k not in ("auto", "auto_ran")}
+        best = min(fixed, key=fixed.get)
+        ratio = c["auto"] / fixed[best]
+        points.setdefault((key[0], key[1]), []).append((key[2], key[4] / 2**20, ratio))
+        rows.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3][:16]} | {key[4] / 2**20:.0f} | {c['mpi']:.4f} | "
+                    f"{best} | {fixed[best]:.4f} | {c.get('auto_ran', '?')} | {c['auto']:.4f} | {ratio:.3f} | "
+                    f"{c['mpi'] / c['auto']:.2f}x |")
+    path = os.path.join(out_dir, "auto_vs_best.md")
+    with open(path, "w") as f:
+        f.write("AUTO's time over the fastest of plain MPI and the fixed zcoll choices (each the best of its "
+                "timed calls' medians); target <= 1.05.\n\n" + "\n".join(rows) + "\n")
+    written = [path]
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, max(1, len(points)), figsize=(3.4 * max(1, len(points)), 3.2), squeeze=False)
+    for ax, ((rate, ranks), pts) in zip(axes[0], sorted(points.items())):
+        for op in sorted({p[0] for p in pts}):
+            sel = sorted((p[1], p[2]) for p in pts if p[0] == op)
+            ax.plot([p[0] for p in sel], [p[1] for p in sel], marker="o", label=op)
+        ax.axhline(1.05, color="red", lw=0.8, ls="--")
+        ax.axhline(1.0, color="grey", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{rate}, {ranks} ranks")
+        ax.set_xlabel("MiB per rank")
+    axes[0][0].set_ylabel("AUTO time / best fixed choice")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    png = os.path.join(out_dir, "auto_vs_best.png")
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    written.append(png)
+    return written
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build-mpich"))
@@ -151,7 +240,11 @@ def main():
     ap.add_argument("--ranks", default="2")
     ap.add_argument("--extra", default="", help="more rank@rate launches, e.g. 4@500mbit")
     ap.add_argument("--ops", default=",".join(OPS))
-    ap.add_argument("--algos", default="mpi,cprp2p,zcoll")
+    ap.add_argument("--algos", default="mpi,cprp2p,zcoll",
+                    help="zcoll-bench --algo list, or 'all': mpi, auto, zcoll and each op's fixed algorithms")
+    ap.add_argument("--extra-algos", default="", help="with --algos all: more algorithms for every op")
+    ap.add_argument("--auto-table", action="store_true",
+                    help="only write OUT/auto_vs_best.md (AUTO against the fastest fixed choice) and its plot")
     ap.add_argument("--sizes", default="4M,16M,64M,256M")
     ap.add_argument("--input", default=default_input())
     ap.add_argument("--eb", type=float, default=1e-4)
@@ -169,6 +262,10 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     out_jsonl = os.path.join(args.out, "results.jsonl")
     failures = 0
+    if args.auto_table:
+        for p in auto_table(args.out, out_jsonl):
+            print(f"sweep: wrote {p}", file=sys.stderr)
+        return
     if not args.plot_only:
         failures = run_sweep(args, out_jsonl)
     for p in plot(args.out, out_jsonl):

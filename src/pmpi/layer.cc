@@ -151,6 +151,8 @@ bool inherited_config(MPI_Comm parent, bool is_dup, zcoll_config* cfg) {
 
 struct Counters {
   double calls = 0, compressed = 0, bytes = 0, sent_raw = 0, sent_wire = 0, seconds = 0, max_eb = 0;
+  // The calls zcoll's cost model decided: their time, and its prediction of plain MPI's.
+  double modelled = 0, modelled_seconds = 0, predicted_plain = 0;
 };
 std::mutex g_count_mu;
 Counters g_counts[kNumFns];
@@ -159,13 +161,14 @@ const char* const kFnNames[kNumFns] = {"Allreduce", "Reduce", "Reduce_scatter", 
                                        "Allgather", "Allgatherv", "Bcast", "Scatter", "Gather", "Alltoall"};
 
 void print_report(const std::string& where) {
-  constexpr int kSum = 6;
+  constexpr int kSum = 9;
   double local[kNumFns][kSum], sum[kNumFns][kSum] = {}, local_max[kNumFns][2], max[kNumFns][2] = {};
   {
     std::lock_guard<std::mutex> lock(g_count_mu);
     for (int f = 0; f < kNumFns; ++f) {
       const Counters& c = g_counts[f];
-      const double v[kSum] = {c.calls, c.compressed, c.bytes, c.sent_raw, c.sent_wire, c.seconds};
+      const double v[kSum] = {c.calls,     c.compressed, c.bytes,    c.sent_raw,       c.sent_wire,
+                              c.seconds,   c.modelled,   c.modelled_seconds, c.predicted_plain};
       std::copy(v, v + kSum, local[f]);
       local_max[f][0] = c.seconds;
       local_max[f][1] = c.max_eb;
@@ -185,20 +188,23 @@ void print_report(const std::string& where) {
   std::fprintf(out, "zcoll-mpi report: %d ranks; eb %s %g; min_bytes %zu; codec %s\n", ranks,
                s.cfg.codec.eb_mode == ZCOLL_EB_REL ? "REL" : "ABS", s.compress ? s.cfg.codec.eb : 0.0,
                s.cfg.min_bytes, zcoll_codec_name(s.cfg.codec.codec));
-  std::fprintf(out, "%-21s %10s %10s %12s %12s %12s %7s %10s %10s %11s\n", "op", "calls", "compressed", "MiB",
-               "sent_MiB", "wire_MiB", "ratio", "time_s", "max_time_s", "max_eb_abs");
+  std::fprintf(out, "%-21s %10s %10s %12s %12s %12s %7s %10s %10s %11s %9s %13s %13s\n", "op", "calls",
+               "compressed", "MiB", "sent_MiB", "wire_MiB", "ratio", "time_s", "max_time_s", "max_eb_abs", "modelled",
+               "modelled_s", "pred_plain_s");
   const double mib = 1.0 / (1 << 20);
   for (int f = 0; f < kNumFns; ++f) {
     const double* v = sum[f];
     if (v[0] == 0) continue;
-    std::fprintf(out, "%-21s %10.0f %10.0f %12.2f %12.2f %12.2f %7.2f %10.4f %10.4f %11.4g\n", kFnNames[f], v[0],
-                 v[1], v[2] * mib, v[3] * mib, v[4] * mib, v[4] > 0 ? v[3] / v[4] : 1.0, v[5], max[f][0],
-                 max[f][1]);
+    std::fprintf(out, "%-21s %10.0f %10.0f %12.2f %12.2f %12.2f %7.2f %10.4f %10.4f %11.4g %9.0f %13.4f %13.4f\n",
+                 kFnNames[f], v[0], v[1], v[2] * mib, v[3] * mib, v[4] * mib, v[4] > 0 ? v[3] / v[4] : 1.0, v[5],
+                 max[f][0], max[f][1], v[6], v[7], v[8]);
   }
   std::fprintf(out,
                "calls, MiB (message bytes per rank) and time_s: summed over ranks; max_time_s: the slowest rank.\n"
                "sent/wire MiB: what the compressed calls sent, before and after compression (zcoll_last_stats).\n"
-               "Predicted plain-MPI time: not reported; zcoll has no cost model yet.\n");
+               "modelled: calls zcoll's cost model decided (AUTO, ZCOLL_DECIDE=model, at or above min_bytes);\n"
+               "modelled_s: their time; pred_plain_s: the model's prediction of plain MPI's time for them\n"
+               "(summed over ranks, like time_s).\n");
   if (out != stdout) std::fclose(out);
 }
 
@@ -377,7 +383,12 @@ void record_call(Fn fn, size_t bytes, double seconds, const zcoll_stats* st) {
   c.calls += 1;
   c.bytes += static_cast<double>(bytes);
   c.seconds += seconds;
-  if (st) {
+  if (st && st->t_predicted_plain > 0) {
+    c.modelled += 1;
+    c.modelled_seconds += seconds;
+    c.predicted_plain += st->t_predicted_plain;
+  }
+  if (st && st->compressed) {
     c.compressed += 1;
     c.sent_raw += static_cast<double>(st->raw_bytes);
     c.sent_wire += static_cast<double>(st->wire_bytes);

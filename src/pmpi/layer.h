@@ -53,8 +53,9 @@ zcoll_comm adopt_pending(MPI_Comm comm);
 // that zcoll compresses them; every other type unchanged.
 MPI_Datatype float_alias(MPI_Datatype t);
 
-// Counts one call in the report (only when g_hot.report).
-void record_call(Fn fn, size_t bytes, double seconds, const zcoll_stats* compressed);
+// Counts one call in the report (only when g_hot.report). st: zcoll's statistics of the
+// call, when zcoll ran it (compressed, or plain by zcoll's decision).
+void record_call(Fn fn, size_t bytes, double seconds, const zcoll_stats* st);
 
 // Runs `call` (a zcoll collective) with the re-entrancy flag set, records it, and turns a
 // zcoll error into an MPI error class raised on comm's error handler, as MPI would.
@@ -73,7 +74,7 @@ int run_zcoll(Fn fn, MPI_Comm comm, zcoll_comm zc, size_t bytes, Call&& call) {
   if (g_hot.report) {
     zcoll_stats st{};
     zcoll_last_stats(zc, &st);
-    record_call(fn, bytes, now_if_reporting() - t0, st.compressed ? &st : nullptr);
+    record_call(fn, bytes, now_if_reporting() - t0, &st);
   }
   if (rc == ZCOLL_SUCCESS) return MPI_SUCCESS;
   int code = mpi_error_of(rc);
