@@ -18,7 +18,8 @@
 namespace zcoll::coll {
 
 ModelState::ModelState() {
-  for (auto& l : learned) l[0] = l[1] = 1.0;
+  for (auto& per_collective : learned)
+    for (auto& l : per_collective) l[0] = l[1] = 1.0;
 }
 
 namespace {
@@ -222,6 +223,12 @@ std::vector<int> candidates(int collective, int p, bool homomorphic) {
 
 int dtype_slot(int dtype) { return dtype == ZCOLL_FLOAT64 ? 1 : 0; }
 
+int size_class(size_t bytes) {
+  int k = 0;
+  for (size_t b = size_t{256} << 10; b <= bytes && k + 1 < ModelState::kSizeClasses; b <<= 2) ++k;
+  return k;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ API
@@ -303,10 +310,11 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
                                  s.best_decompress[1] > 0 ? s.best_decompress[1] : 1e300);
   if (!(comp < 1e300)) return false;  // no agreed codec figures yet: sample first
   const Inputs m = inputs(c, 0.0, comp, decomp);
-  const double plain = plain_time(collective, m, bytes) * s.learned[collective][0];
+  const double* f = s.learned[collective][size_class(bytes)];
+  const double plain = plain_time(collective, m, bytes) * f[0];
   double best = 1e300;
   for (int a : candidates(collective, c.size, true))
-    best = std::min(best, zcoll_time(collective, a, true, m, bytes) * std::min(s.learned[collective][1], 1.0));
+    best = std::min(best, zcoll_time(collective, a, true, m, bytes) * std::min(f[1], 1.0));
   if (!(plain < best)) return false;
   d->plain = d->fast = true;
   d->t_predicted = d->t_predicted_plain = plain;
@@ -365,10 +373,15 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   const int k = dtype_slot(dtype);
   // Learning: the previous decided call's time, the slowest rank's.
   if (s.last_collective >= 0 && a.prev_time > 0 && s.last_model > 0) {
-    int& runs = s.runs[s.last_collective][s.last_path];
-    double& f = s.learned[s.last_collective][s.last_path];
+    int& runs = s.runs[s.last_collective][s.last_size][s.last_path];
+    double& f = s.learned[s.last_collective][s.last_size][s.last_path];
     // The first run of a path pays for first-touch pages and connection set-up: skipped.
-    if (runs++ > 0) f = std::clamp(0.5 * f + 0.5 * a.prev_time / s.last_model, 0.5, 2.0);
+    // The second sets the factor outright (a model off by 2x must not take several calls
+    // to notice); later ones move it halfway.
+    const double seen = a.prev_time / s.last_model;
+    if (runs == 1) f = std::clamp(seen, 0.25, 4.0);
+    else if (runs > 1) f = std::clamp(0.5 * f + 0.5 * seen, 0.25, 4.0);
+    ++runs;
   }
   s.last_collective = -1;
   // Agreed codec figures of this call, or (no rank sampled) the last ones of this collective.
@@ -384,13 +397,15 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   }
   const Inputs m = inputs(c, rho, comp, decomp);
   const double plain_model = plain_time(collective, m, bytes);
+  const int size = size_class(bytes);
+  const double* f = s.learned[collective][size];
   d.rho = rho;
-  d.t_predicted_plain = plain_model * s.learned[collective][0];
+  d.t_predicted_plain = plain_model * f[0];
   double best_model = 0, best = 1e300;
   for (int alg : candidates(collective, c.size, homomorphic)) {
     const double t = zcoll_time(collective, alg, homomorphic, m, bytes);
-    if (t * s.learned[collective][1] < best) {
-      best = t * s.learned[collective][1];
+    if (t * f[1] < best) {
+      best = t * f[1];
       best_model = t;
       d.choice.schedule = alg;
     }
@@ -398,6 +413,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   d.plain = !(best < d.t_predicted_plain) || !(comp > 0);
   d.t_predicted = d.plain ? d.t_predicted_plain : best;
   s.last_collective = collective;
+  s.last_size = size;
   s.last_path = d.plain ? 0 : 1;
   s.last_model = d.plain ? plain_model : best_model;
   return d;

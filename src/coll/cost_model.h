@@ -35,10 +35,13 @@ struct ModelState {
   double best_compress[2] = {0, 0};        // cheapest agreed s per byte seen, per dtype
   double best_decompress[2] = {0, 0};      // (one thread): the fast path's lower bound
   double rho[ZCOLL_NUM_COLLECTIVES][2] = {};  // last agreed compressed/raw, per dtype
-  double learned[ZCOLL_NUM_COLLECTIVES][2];   // measured / predicted: [0] plain, [1] zcoll
-  int runs[ZCOLL_NUM_COLLECTIVES][2] = {};
+  // Measured / predicted, per collective, size class (a factor of 4 in bytes each, from
+  // 64 KiB) and path ([0] plain, [1] zcoll).
+  static constexpr int kSizeClasses = 8;
+  double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][2];
+  int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][2] = {};
   // The last decided call, whose measured time (each rank's) the next agreement carries.
-  int last_collective = -1, last_path = 0;
+  int last_collective = -1, last_size = 0, last_path = 0;
   double last_model = 0;   // its predicted time before learning
   double last_time = 0;    // this rank's measured time of it
   ModelState();

@@ -4,9 +4,10 @@
 //
 //   zcoll_mpi_auto_tests [section ...]      (no section: all of them)
 //
-// decides      a slow link (ZCOLL_NODE_LINK_GBPS=0.1 on every rank): the collectives
-//              compress; a fast one (10000): they run plain MPI, bit-exact; both report
-//              the predicted times.
+// decides      a slow link (ZCOLL_NODE_LINK_GBPS=0.1 on every rank): the collectives'
+//              first calls compress; a fast one (10000): they run plain MPI, bit-exact;
+//              both report the predicted times; later calls (which also use what the
+//              model measured) agree across ranks.
 // adversarial  per-rank differences: the slow link given on one rank only; data whose
 //              ratio differs wildly between ranks (one rank's constant); a rank with all-NaN
 //              data; a rank with count 0 in allgatherv; a bcast whose root alone has data.
@@ -152,10 +153,14 @@ void decides() {
     Ctx c("node link %s Gbit/s", gbps);
     zcoll_comm zc = make_comm(gbps, true);
     if (!zc) return;
-    int compressed = 0;
-    for (int rep = 0; rep < 3; ++rep) round_of_collectives(zc, in, "real data", &compressed);
+    // The first round is the model's alone; later rounds also use what it measured (here
+    // the "slow" link is really shared memory, so it may learn that plain MPI wins), and
+    // only have to agree across ranks.
+    int compressed = 0, later = 0;
+    round_of_collectives(zc, in, "real data, first round", &compressed);
+    for (int rep = 0; rep < 2; ++rep) round_of_collectives(zc, in, "real data, later round", &later);
     const bool slow = gbps[0] == '0';
-    if (g_size > 1) EXPECT(compressed == (slow ? 12 : 0), "%d of 12 calls compressed", compressed);
+    if (g_size > 1) EXPECT(compressed == (slow ? 4 : 0), "%d of the first 4 calls compressed", compressed);
     // The predictions are reported, and the one that ran is the smaller (before learning,
     // the first call of the round).
     zcoll_stats st{};
