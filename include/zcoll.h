@@ -278,7 +278,10 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_BINOMIAL = 5,      /* bcast, scatter, gather */
   ZCOLL_ALGO_SCATTER_ALLGATHER = 6, /* bcast of large messages */
   ZCOLL_ALGO_PAIRWISE = 7,      /* alltoall */
-  ZCOLL_ALGO_RECURSIVE_DOUBLING = 8 /* allreduce: log2(p) exchanges of whole streams */
+  ZCOLL_ALGO_RECURSIVE_DOUBLING = 8, /* allreduce: log2(p) exchanges of whole streams */
+  ZCOLL_ALGO_HIERARCHICAL = 9   /* allreduce, bcast, allgather(v): node-aware, see "Node-aware
+                                   collectives" below; the flat default where the
+                                   communicator is not several nodes of equal size > 1 */
 } zcoll_algorithm;
 
 /* How the reductions (reduce_scatter, allreduce, reduce) combine compressed data. */
@@ -329,7 +332,8 @@ typedef struct zcoll_config {
 } zcoll_config;
 
 /* The algorithm's short name ("auto", "mpi", "cprp2p", "ring", "bruck", "binomial",
- * "scatter_allgather", "pairwise", "recursive_doubling"), or NULL for an unknown id. */
+ * "scatter_allgather", "pairwise", "recursive_doubling", "hierarchical"), or NULL for an
+ * unknown id. */
 const char *zcoll_algorithm_name(int algorithm);
 /* Sets *algorithm from its name (ASCII case ignored); ZCOLL_ERR_ARG for NULL or an
  * unknown name. */

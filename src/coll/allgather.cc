@@ -5,8 +5,29 @@
 
 #include "coll/algorithms.h"
 #include "coll/call.h"
+#include "coll/engines.h"
+#include "coll/hierarchical.h"
 
 namespace zcoll::coll {
+
+int allgather_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* recvbuf, const int* counts, const int* displs) {
+  const int p = c.size, r = c.rank;
+  size_t total = 0;
+  for (int i = 0; i < p; ++i) total += static_cast<size_t>(counts[i]);
+  const Choice ch =
+      select_algorithm(c.cfg, ZCOLL_COLL_ALLGATHER, p, total * codec::element_size(dt) / static_cast<size_t>(p), false);
+  Transport T(c, dt, ch);
+  const std::vector<size_t> sizes(counts, counts + p);
+  T.plan(eb, sizes.data(), p, Transport::Layout::kStored);
+  for (int b = 0; b < p; ++b) {
+    void* dst = at(recvbuf, static_cast<size_t>(displs[b]), T.es);
+    T.place(b, b == r ? dst : nullptr, dst);
+  }
+  if (ch.schedule == ZCOLL_ALGO_BRUCK) bruck_allgather(T);
+  else ring_allgather(T);
+  return T.finish();
+}
+
 namespace {
 
 // counts and displs in elements, as MPI_Allgatherv takes them. The decision to compress
@@ -28,17 +49,8 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
         a.add_range(dt, own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb) {
-        const Choice ch = select_algorithm(c.cfg, ZCOLL_COLL_ALLGATHER, p, per_rank, false);
-        Transport T(c, dt, ch);
-        const std::vector<size_t> sizes(counts, counts + p);
-        T.plan(eb, sizes.data(), p, Transport::Layout::kStored);
-        for (int b = 0; b < p; ++b) {
-          void* dst = at(recvbuf, static_cast<size_t>(displs[b]), T.es);
-          T.place(b, b == r ? dst : nullptr, dst);
-        }
-        if (ch.schedule == ZCOLL_ALGO_BRUCK) bruck_allgather(T);
-        else ring_allgather(T);
-        return T.finish();
+        if (runs_hierarchical(c, ZCOLL_COLL_ALLGATHER)) return hierarchical_allgather(c, dt, eb, recvbuf, counts, displs);
+        return allgather_engine(c, dt, eb, recvbuf, counts, displs);
       },
       [&] {
         return uniform ? MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, counts[0], recvtype, c.comm)
