@@ -160,8 +160,9 @@ struct Cfg {  // Cfg{algorithm, reduction, eb mode, eb, chunk_len, min_bytes, bo
 };
 
 const char* algo_name(int a) {
-  static const char* n[] = {"AUTO", "MPI", "CPRP2P", "RING", "BRUCK", "BINOMIAL", "SCATTER_ALLGATHER", "PAIRWISE", "RD"};
-  return a >= 0 && a <= ZCOLL_ALGO_RECURSIVE_DOUBLING ? n[a] : "?";
+  static const char* n[] = {"AUTO", "MPI", "CPRP2P", "RING", "BRUCK", "BINOMIAL", "SCATTER_ALLGATHER", "PAIRWISE", "RD",
+                            "HIERARCHICAL"};
+  return a >= 0 && a <= ZCOLL_ALGO_HIERARCHICAL ? n[a] : "?";
 }
 
 std::string cfg_str(const Cfg& c) {
