@@ -37,11 +37,7 @@ int hierarchical_allreduce(zcoll_comm_s& c, zcoll_dtype dt, double eb, const voi
   rail->call_start = now();
   const int rail_rc = reduction_engine(*rail, ZCOLL_COLL_ALLREDUCE, dt, eb, slice, slice,
                                        even_blocks(n, static_cast<size_t>(rail->size)), op, -1);
-  if (!rc) rc = rail_rc;
-  const int grc = mpi_rc(
-      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts.data(), displs.data(), type, t.node_comm));
-  if (!rc) rc = grc;
-  return finish_hierarchical(c, *rail, rc);
+  return node_allgather_and_finish(c, *rail, rc ? rc : rail_rc, dt, out, counts, displs);
 }
 
 }  // namespace zcoll::coll

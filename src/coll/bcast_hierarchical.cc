@@ -27,11 +27,7 @@ int hierarchical_bcast(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* buffer,
   // Rail ranks are node indices.
   rail->call_start = now();
   const int rail_rc = bcast_engine(*rail, dt, eb, slice, static_cast<size_t>(counts[j]), root_node);
-  if (!rc) rc = rail_rc;
-  const int grc = mpi_rc(
-      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer, counts.data(), displs.data(), type, t.node_comm));
-  if (!rc) rc = grc;
-  return finish_hierarchical(c, *rail, rc);
+  return node_allgather_and_finish(c, *rail, rc ? rc : rail_rc, dt, buffer, counts, displs);
 }
 
 }  // namespace zcoll::coll

@@ -59,6 +59,13 @@ int finish_hierarchical(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc) {
   return worst;
 }
 
+int node_allgather_and_finish(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc, zcoll_dtype dt, void* buf,
+                              const std::vector<int>& counts, const std::vector<int>& displs) {
+  const int grc = mpi_rc(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts.data(), displs.data(),
+                                        mpi_type(dt), c.topo.node_comm));
+  return finish_hierarchical(c, rail, rc ? rc : grc);
+}
+
 void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs) {
   const std::vector<size_t> sizes = even_blocks(count, static_cast<size_t>(node_size));
   counts->assign(sizes.begin(), sizes.end());

@@ -34,6 +34,10 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc);
 // The rail stage's statistics as the call's, and the call's outcome on every rank of
 // c.comm: the worst of rc over all ranks.
 int finish_hierarchical(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc);
+// The last stage of allreduce and bcast: the node's slices to every rank of the node
+// (plain MPI_Allgatherv in place on node_comm), then finish_hierarchical.
+int node_allgather_and_finish(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc, zcoll_dtype dt, void* buf,
+                              const std::vector<int>& counts, const std::vector<int>& displs);
 // count elements in node_size slices (even_blocks), as MPI's int counts and displacements.
 void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs);
 // The rank of the communicator at (node, node_rank), and a rank's node_rank.

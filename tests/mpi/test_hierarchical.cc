@@ -32,11 +32,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "fields.h"
 #include "mpi_check.h"
-
-#ifndef ZCOLL_TEST_DATA_DIR
-#error "ZCOLL_TEST_DATA_DIR must be defined"
-#endif
 
 namespace {
 
@@ -58,32 +55,13 @@ void set_sentinel(T* p, size_t n) {
 
 // ------------------------------------------------------------------ inputs
 
-std::vector<std::vector<float>> g_fields;
-
-void load_fields() {
-  for (const char* n : {"cesm_TS_10x192x288.f32", "echam5_T_17x96x192.f32", "turb_wmag_91x91x91.f32"}) {
-    const std::string path = std::string(ZCOLL_TEST_DATA_DIR) + "/" + n;
-    std::vector<float> v;
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-      std::fseek(f, 0, SEEK_END);
-      v.resize(static_cast<size_t>(std::ftell(f)) / sizeof(float));
-      std::fseek(f, 0, SEEK_SET);
-      v.resize(std::fread(v.data(), sizeof(float), v.size(), f));
-      std::fclose(f);
-    }
-    EXPECT(!v.empty(), "cannot read %s", path.c_str());
-    if (v.empty()) v.assign(1000, 1.0f);
-    g_fields.push_back(std::move(v));
-  }
-}
-
 uint64_t g_salt = 1;
 
 // n elements of what `owner` contributes to the call with this salt: a slice of a field
 // (doubles get a smooth term, so that they are not float values).
 template <class T>
 std::vector<T> gen(int owner, uint64_t salt, size_t n) {
-  const std::vector<float>& f = g_fields[salt % g_fields.size()];
+  const std::vector<float>& f = g_f32[salt % g_f32.size()];
   const size_t len = f.size();
   const size_t start = static_cast<size_t>((static_cast<uint64_t>(owner) * (len / 7 + 1009) + salt * 104729u) % len);
   std::vector<T> v(std::max<size_t>(n, 1));
@@ -102,12 +80,6 @@ void range_of(const std::vector<T>& v, size_t n, double& lo, double& hi) {
     lo = std::min(lo, static_cast<double>(v[i]));
     hi = std::max(hi, static_cast<double>(v[i]));
   }
-}
-
-uint64_t fnv(const void* p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
-  return h;
 }
 
 // ------------------------------------------------------------------ layouts, configs
