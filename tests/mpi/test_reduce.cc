@@ -693,11 +693,12 @@ void section_errors() {
   {
     Ctx cx("zcoll_comm_create with bad reduction settings");
     zcoll_comm zc = nullptr;
-    for (int bad = 0; bad < 4; ++bad) {  // reduction 99, -1; bound_target 7; algorithm 9
+    for (int bad = 0; bad < 4; ++bad) {  // reduction 99, -1; bound_target 7; algorithm one past the last
       zcoll_config b;
       zcoll_config_init(&b);
       b.codec.eb = 1e-3;
-      (bad < 2 ? b.reduction : bad == 2 ? b.bound_target : b.algorithm) = bad == 0 ? 99 : bad == 1 ? -1 : bad == 2 ? 7 : 9;
+      (bad < 2 ? b.reduction : bad == 2 ? b.bound_target : b.algorithm) =
+          bad == 0 ? 99 : bad == 1 ? -1 : bad == 2 ? 7 : ZCOLL_ALGO_HIERARCHICAL + 1;
       Ctx cb("case %d", bad);
       EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &b, &zc), ZCOLL_ERR_ARG);
     }
