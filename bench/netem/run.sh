@@ -173,6 +173,13 @@ done
 echo "netem: $RANKS namespaces x $PPN rank(s), tbf rate $RATE burst $BURST latency $LATENCY on both ends of every link ($MPI)" >&2
 
 # ---- launcher: ranks start through "ip netns exec" in place of ssh
+# Open MPI tells nodes apart by host name (shared-memory files, locality), which is the
+# same in every namespace: with K > 1 each namespace gets a UTS namespace named after it.
+UTS_PRE="" HOST_PRE="" WRAP0=()
+if [ "$MPI" = openmpi ] && [ "$PPN" -gt 1 ]; then
+  UTS_PRE="unshare --uts " HOST_PRE='hostname zc-ns$i; '
+  WRAP0=(unshare --uts /bin/sh -c 'hostname zc-ns0 && exec "$@"' sh)
+fi
 cat >"$TMP/launch" <<EOF
 #!/bin/sh
 # ssh-like: launch [options] HOST COMMAND...; HOST is $NET.<i+1>, the command runs in zc-ns<i>.
@@ -183,7 +190,7 @@ case "\$host" in
   *) echo "zc launcher: unknown host \$host" >&2; exit 255 ;;
 esac
 [ -n "\${ZC_NETEM_DEBUG:-}" ] && echo "zc launcher: zc-ns\$i: \$*" >&2
-exec ip netns exec "zc-ns\$i" /bin/sh -c "\$*"
+exec ip netns exec "zc-ns\$i" $UTS_PRE/bin/sh -c "$HOST_PRE\$*"
 EOF
 chmod +x "$TMP/launch"
 # Each rank learns its namespace itself (the MPIs pass mpiexec's environment to every rank).
@@ -228,7 +235,7 @@ run_mpi() {
   set +e
   # In the background, so that INT/TERM reach the trap at once (bash runs traps only
   # between foreground commands, but does interrupt `wait`).
-  (nsx zc-ns0 timeout -k 10 "$limit" "${MPIRUN[@]}" | tee "$out"; exit "${PIPESTATUS[0]}") &
+  (nsx zc-ns0 "${WRAP0[@]}" timeout -k 10 "$limit" "${MPIRUN[@]}" | tee "$out"; exit "${PIPESTATUS[0]}") &
   MPI_PID=$!
   wait "$MPI_PID"
   rc=$?
