@@ -20,14 +20,14 @@ int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* rec
   const int m = t.nodes, k = t.node_size, j = t.node_rank;
   // rail_counts[jj][i], rail_displs[jj][i]: the block of the rank at (node i, node rank jj).
   std::vector<std::vector<int>> rail_counts(k, std::vector<int>(m)), rail_displs(k, std::vector<int>(m));
+  std::vector<int> seen(m, 0);  // node_comm orders a node's ranks by rank
   long long total = 0;
-  for (int jj = 0; jj < k; ++jj)
-    for (int i = 0; i < m; ++i) {
-      const int r = rank_at(t, i, jj);
-      rail_counts[jj][i] = counts[r];
-      rail_displs[jj][i] = displs[r];
-      total += counts[r];
-    }
+  for (size_t r = 0; r < t.node_of.size(); ++r) {
+    const int i = t.node_of[r], jj = seen[i]++;
+    rail_counts[jj][i] = counts[r];
+    rail_displs[jj][i] = displs[r];
+    total += counts[r];
+  }
   rail->call_start = now();
   rc = allgather_engine(*rail, dt, eb, recvbuf, rail_counts[j].data(), rail_displs[j].data());
   if (total > 0) {  // total is the same everywhere: nothing to move, and recvbuf may be NULL
@@ -41,9 +41,9 @@ int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* rec
     std::vector<MPI_Request> reqs;
     for (int jj = 0; jj < k && !trc; ++jj) {
       if (jj == j) continue;
-      reqs.emplace_back();
+      reqs.push_back(MPI_REQUEST_NULL);
       if (MPI_Irecv(recvbuf, 1, types[jj], jj, kTag, t.node_comm, &reqs.back()) != MPI_SUCCESS) trc = ZCOLL_ERR_MPI;
-      reqs.emplace_back();
+      reqs.push_back(MPI_REQUEST_NULL);
       if (MPI_Isend(recvbuf, 1, types[j], jj, kTag, t.node_comm, &reqs.back()) != MPI_SUCCESS) trc = ZCOLL_ERR_MPI;
     }
     if (!reqs.empty() && MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)

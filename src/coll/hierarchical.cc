@@ -73,15 +73,8 @@ void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vec
   for (size_t j = 1; j < sizes.size(); ++j) (*displs)[j] = (*displs)[j - 1] + (*counts)[j - 1];
 }
 
-int rank_at(const Topology& t, int node, int node_rank) {
-  // node_comm orders a node's ranks by rank.
-  for (size_t r = 0; r < t.node_of.size(); ++r)
-    if (t.node_of[r] == node && node_rank-- == 0) return static_cast<int>(r);
-  return -1;
-}
-
 int node_rank_of(const Topology& t, int rank) {
-  int k = 0;
+  int k = 0;  // node_comm orders a node's ranks by rank
   for (int r = 0; r < rank; ++r) k += t.node_of[r] == t.node_of[rank];
   return k;
 }

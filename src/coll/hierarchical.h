@@ -40,8 +40,7 @@ int node_allgather_and_finish(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc,
                               const std::vector<int>& counts, const std::vector<int>& displs);
 // count elements in node_size slices (even_blocks), as MPI's int counts and displacements.
 void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs);
-// The rank of the communicator at (node, node_rank), and a rank's node_rank.
-int rank_at(const Topology& t, int node, int node_rank);
+// A rank's rank inside its node.
 int node_rank_of(const Topology& t, int rank);
 
 }  // namespace zcoll::coll
