@@ -42,7 +42,7 @@
 // for --algo mpi) the units are 0: the output must be plain MPI's. Otherwise, data-movement
 // ops: 1; reductions on p ranks: zcoll.h's worst case for the path asked for, in units of the
 // per-input bound: SUM on the homomorphic path (zcoll, zcoll-homomorphic, ring,
-// recursive-doubling and the algorithms the reductions do not have): p (p - 1 for
+// recursive-doubling, hierarchical (nodes <= p) and the algorithms the reductions do not have): p (p - 1 for
 // reduce_scatter), MIN/MAX there: 1;
 // zcoll-doc and cprp2p: p - 1 for reduce_scatter, p for allreduce and reduce, except cprp2p
 // allreduce: 2p - 2 (its allgather recompresses at every hop). The reductions add an
@@ -78,7 +78,7 @@ const char* const kUsage =
     "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE\n"
     "           [--dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
     "           [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|c-coll|ring|recursive-doubling|\n"
-    "                   bruck|binomial|scatter-allgather|pairwise]\n"
+    "                   bruck|binomial|scatter-allgather|pairwise|hierarchical]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
     "           [--root R] [--json]\n"
     "  --op OP        allgather|bcast|scatter|gather|alltoall, or a reduction:\n"
@@ -92,7 +92,8 @@ const char* const kUsage =
     "                 codec and DOC reductions (the C-Coll baseline); zcoll-homomorphic / zcoll-doc = automatic\n"
     "                 algorithm, reductions combining compressed integers / decompress-operate-\n"
     "                 compress at every step; the others force that zcoll algorithm\n"
-    "                 (recursive-doubling: allreduce) (default zcoll)\n"
+    "                 (recursive-doubling: allreduce; hierarchical: allreduce, bcast, allgather,\n"
+    "                 node-aware, nodes from ZCOLL_NODE_KEY or shared memory) (default zcoll)\n"
     "  --bytes        message size of the MPI call (sendcount x element size), with K/M/G\n"
     "                 suffixes (powers of 1024); rounded to whole elements. Default 64M.\n"
     "                 scatter: each rank's block (the root holds N x bytes); alltoall: each\n"
@@ -259,7 +260,8 @@ const struct {
               {"bruck", ZCOLL_ALGO_BRUCK, ZCOLL_REDUCTION_AUTO},
               {"binomial", ZCOLL_ALGO_BINOMIAL, ZCOLL_REDUCTION_AUTO},
               {"scatter-allgather", ZCOLL_ALGO_SCATTER_ALLGATHER, ZCOLL_REDUCTION_AUTO},
-              {"pairwise", ZCOLL_ALGO_PAIRWISE, ZCOLL_REDUCTION_AUTO}};
+              {"pairwise", ZCOLL_ALGO_PAIRWISE, ZCOLL_REDUCTION_AUTO},
+              {"hierarchical", ZCOLL_ALGO_HIERARCHICAL, ZCOLL_REDUCTION_AUTO}};
 
 bool parse_algo(const std::string& s, Algo* algo) {
   for (const auto& t : kAlgos)

@@ -278,7 +278,10 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_BINOMIAL = 5,      /* bcast, scatter, gather */
   ZCOLL_ALGO_SCATTER_ALLGATHER = 6, /* bcast of large messages */
   ZCOLL_ALGO_PAIRWISE = 7,      /* alltoall */
-  ZCOLL_ALGO_RECURSIVE_DOUBLING = 8 /* allreduce: log2(p) exchanges of whole streams */
+  ZCOLL_ALGO_RECURSIVE_DOUBLING = 8, /* allreduce: log2(p) exchanges of whole streams */
+  ZCOLL_ALGO_HIERARCHICAL = 9   /* allreduce, bcast, allgather(v): node-aware, see "Node-aware
+                                   collectives" below; the flat default where the
+                                   communicator is not several nodes of equal size > 1 */
 } zcoll_algorithm;
 
 /* How the reductions (reduce_scatter, allreduce, reduce) combine compressed data. */
@@ -361,7 +364,8 @@ typedef struct zcoll_config {
 } zcoll_config;
 
 /* The algorithm's short name ("auto", "mpi", "cprp2p", "ring", "bruck", "binomial",
- * "scatter_allgather", "pairwise", "recursive_doubling"), or NULL for an unknown id. */
+ * "scatter_allgather", "pairwise", "recursive_doubling", "hierarchical"), or NULL for an
+ * unknown id. */
 const char *zcoll_algorithm_name(int algorithm);
 /* Sets *algorithm from its name (ASCII case ignored); ZCOLL_ERR_ARG for NULL or an
  * unknown name. */
@@ -445,6 +449,34 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  *   (two steps' outgoing and incoming pieces), plus every outgoing block with
  *   MPI_IN_PLACE. CPRP2P additionally holds one compressed copy per outstanding send.
  */
+/*
+ * Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; allreduce, bcast, allgather and
+ * allgatherv). Nodes are the ranks that share memory (MPI_Comm_split_type), or, where
+ * ZCOLL_NODE_KEY is set in the environment of zcoll_comm_create, the ranks with the same
+ * key (network namespaces on one host, for example). When the communicator has several
+ * nodes with the same number (> 1) of ranks each, in any rank order, data moves inside a
+ * node with plain MPI, exact, and only what crosses between nodes is compressed, on the
+ * "rails" (the ranks with the same rank inside their node, one per node); each rank of a
+ * node compresses its share of the node's data. Otherwise (one node, one rank per node,
+ * nodes of different sizes) the algorithm AUTO picks runs, and zcoll_last_stats names it.
+ *   allreduce: a node reduce-scatter (MPI's floating-point op), the compressed allreduce
+ *              of each slice over its rail, a node allgather. Each node's partial result is
+ *              quantized once: SUM within nodes x eps (+ rounding) <= p x eps, the flat
+ *              bound; MIN/MAX within eps (homomorphic) or nodes x eps (DOC);
+ *              ZCOLL_BOUND_RESULT divides by these factors. Bit-identical on all ranks.
+ *   bcast:     the root's node scatters the buffer in slices, each slice is broadcast
+ *              compressed over its rail, then a node allgather: within eps of the root's
+ *              values (the root's node: exact).
+ *   allgather(v): the compressed allgather of the rail's blocks, then a node exchange of
+ *              what each rank collected: within eps, a rank's own block exact.
+ * zcoll_last_stats: raw_bytes and wire_bytes count the rail stage (the traffic between
+ * nodes; the node stages' plain traffic is not counted), eb_abs is the rail's per-input
+ * bound, t_comm includes the node stages. Memory: the rail's compressed buffers (those of
+ * the flat algorithm for this rank's slice: about 1/node_size of the vector for allreduce
+ * and bcast) in an arena of the rail's own, made with a duplicate of the rail
+ * communicator by the first node-aware call and kept until zcoll_comm_free; allgather
+ * also builds node_size MPI indexed datatypes per call.
+ */
 int zcoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, zcoll_comm comm);
 int zcoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -484,7 +516,8 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  *   CPRP2P (baseline): DOC without pipelining, and the allgather recompresses at every hop:
  *                      allreduce <= (2p - 2) x eps.
  * All ranks of an allreduce receive bit-identical results (every rank decompresses the
- * same streams).
+ * same streams). Node-aware allreduce (ZCOLL_ALGO_HIERARCHICAL, see above the collectives):
+ * SUM within nodes x eps (+ rounding), nodes <= p, so within the homomorphic bound above.
  *
  * Algorithms: reduce_scatter and reduce run a ring reduce-scatter (p - 1 steps, each
  * moving 1/p of the data, pipelined in pieces of a few codec chunks); reduce then

@@ -2,7 +2,8 @@
 # bench/netem/run.sh: run an MPI program across N network namespaces joined by a
 # bandwidth-limited emulated link (veth + bridge + tc tbf), on one machine.
 #
-#   bench/netem/run.sh [--rate 1gbit] [--ranks 2] [--mpi mpich|openmpi] [options] -- PROGRAM ARGS...
+#   bench/netem/run.sh [--rate 1gbit] [--ranks 2] [--ranks-per-node 1] [--mpi mpich|openmpi] [options]
+#                      -- PROGRAM ARGS...
 #
 # See bench/netem/README.md. Needs root, iproute2 (ip, tc) and the MPI's mpicc/mpiexec.
 # Creates only namespaces named zc-* (zc-ns0.., zc-brns) and the devices inside them
@@ -10,18 +11,22 @@
 # inside those namespaces only. Everything is removed on exit, whatever the outcome.
 set -euo pipefail
 
-RATE=1gbit RANKS=2 MPI=mpich TIMEOUT=600 BURST="" LATENCY=20ms CHECK=1
+RATE=1gbit RANKS=2 PPN=1 MPI=mpich TIMEOUT=600 BURST="" LATENCY=20ms CHECK=1
 PP_BYTES=$((16 << 20)) PP_REPS=6 LO=0.7 HI=1.1
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NET=10.213.0 BRNS=zc-brns BR=zcbr0 DEV=zc0
 
 usage() {
   cat >&2 <<EOF
-usage: $0 [--rate RATE] [--ranks N] [--mpi mpich|openmpi] [--timeout S] [--burst BYTES]
-          [--latency T] [--no-check] [--cleanup] -- PROGRAM [ARGS...]
+usage: $0 [--rate RATE] [--ranks N] [--ranks-per-node K] [--mpi mpich|openmpi] [--timeout S]
+          [--burst BYTES] [--latency T] [--no-check] [--cleanup] -- PROGRAM [ARGS...]
   --rate RATE    tbf rate of every node's link, each direction (tc units: 1gbit, 500mbit,
                  10gbit, 125mbps = bytes/s); default 1gbit
-  --ranks N      namespaces = MPI ranks, one per namespace (>= 2); default 2
+  --ranks N      namespaces ("nodes"), N >= 2; default 2
+  --ranks-per-node K
+                 MPI ranks in each namespace (N x K in all, consecutive ranks together);
+                 they talk over shared memory inside it, over the link across; default 1.
+                 Every rank gets ZCOLL_NODE_KEY=<its namespace>, so zcoll sees the nodes.
   --mpi IMPL     mpich (hydra + UCX over TCP) or openmpi (ob1 + TCP BTL); default mpich
   --timeout S    limit for the MPI run (timeout(1)); default 600
   --burst BYTES  tbf burst; default 1 ms at RATE, at least 16000
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --rate) RATE=${2:?}; shift 2 ;;
     --ranks) RANKS=${2:?}; shift 2 ;;
+    --ranks-per-node) PPN=${2:?}; shift 2 ;;
     --mpi) MPI=${2:?}; shift 2 ;;
     --timeout) TIMEOUT=${2:?}; shift 2 ;;
     --burst) BURST=${2:?}; shift 2 ;;
@@ -74,6 +80,7 @@ fi
 
 [ $# -ge 1 ] || { echo "netem: no program given after --" >&2; usage; }
 [[ "$RANKS" =~ ^[0-9]+$ ]] && [ "$RANKS" -ge 2 ] && [ "$RANKS" -le 200 ] || { echo "netem: --ranks must be 2..200" >&2; exit 2; }
+[[ "$PPN" =~ ^[0-9]+$ ]] && [ "$PPN" -ge 1 ] && [ "$PPN" -le 64 ] || { echo "netem: --ranks-per-node must be 1..64" >&2; exit 2; }
 [[ "$TIMEOUT" =~ ^[0-9]+$ ]] || { echo "netem: --timeout must be whole seconds" >&2; exit 2; }
 case "$MPI" in
   mpich|openmpi) ;;
@@ -163,9 +170,16 @@ for ((i = 1; i < RANKS; i++)); do  # wait for the bridge to forward
   done
   [ "$ok" = 1 ] || die "zc-ns0 cannot reach $NET.$((i + 1)) over the bridge"
 done
-echo "netem: $RANKS namespaces, tbf rate $RATE burst $BURST latency $LATENCY on both ends of every link ($MPI)" >&2
+echo "netem: $RANKS namespaces x $PPN rank(s), tbf rate $RATE burst $BURST latency $LATENCY on both ends of every link ($MPI)" >&2
 
 # ---- launcher: ranks start through "ip netns exec" in place of ssh
+# Open MPI tells nodes apart by host name (shared-memory files, locality), which is the
+# same in every namespace: with K > 1 each namespace gets a UTS namespace named after it.
+UTS_PRE="" HOST_PRE="" WRAP0=()
+if [ "$MPI" = openmpi ] && [ "$PPN" -gt 1 ]; then
+  UTS_PRE="unshare --uts " HOST_PRE='hostname zc-ns$i; '
+  WRAP0=(unshare --uts /bin/sh -c 'hostname zc-ns0 && exec "$@"' sh)
+fi
 cat >"$TMP/launch" <<EOF
 #!/bin/sh
 # ssh-like: launch [options] HOST COMMAND...; HOST is $NET.<i+1>, the command runs in zc-ns<i>.
@@ -176,30 +190,43 @@ case "\$host" in
   *) echo "zc launcher: unknown host \$host" >&2; exit 255 ;;
 esac
 [ -n "\${ZC_NETEM_DEBUG:-}" ] && echo "zc launcher: zc-ns\$i: \$*" >&2
-exec ip netns exec "zc-ns\$i" /bin/sh -c "\$*"
+exec ip netns exec "zc-ns\$i" $UTS_PRE/bin/sh -c "$HOST_PRE\$*"
 EOF
 chmod +x "$TMP/launch"
+# Each rank learns its namespace itself (the MPIs pass mpiexec's environment to every rank).
+cat >"$TMP/node-key" <<'EOF'
+#!/bin/sh
+ns=$(ip netns identify $$ 2>/dev/null)
+[ -z "$ns" ] || export ZCOLL_NODE_KEY="$ns"
+exec "$@"
+EOF
+chmod +x "$TMP/node-key"
 : >"$TMP/hosts"
 for ((i = 0; i < RANKS; i++)); do
-  if [ "$MPI" = mpich ]; then echo "$NET.$((i + 1)):1" >>"$TMP/hosts"; else echo "$NET.$((i + 1)) slots=1" >>"$TMP/hosts"; fi
+  if [ "$MPI" = mpich ]; then echo "$NET.$((i + 1)):$PPN" >>"$TMP/hosts"; else echo "$NET.$((i + 1)) slots=$PPN" >>"$TMP/hosts"; fi
 done
 
 # mpirun/mpiexec itself runs inside zc-ns0, so its control connections stay on the link.
-mpi_cmd() {  # mpi_cmd PROGRAM ARGS... -> the full launch command in MPIRUN
+# Shared memory joins only the ranks of one namespace: MPICH's is per launched host, Open
+# MPI's vader (added for K > 1) per daemon.
+mpi_cmd() {  # mpi_cmd PPN PROGRAM ARGS... -> the full launch command in MPIRUN
+  local ppn=$1 btl=tcp,self map=node
+  shift
+  [ "$ppn" = 1 ] || { btl=tcp,self,vader; map=slot; }
   if [ "$MPI" = mpich ]; then
-    MPIRUN=("$MPIEXEC" -launcher rsh -launcher-exec "$TMP/launch" -f "$TMP/hosts" -n "$RANKS" -ppn 1
+    MPIRUN=("$MPIEXEC" -launcher rsh -launcher-exec "$TMP/launch" -f "$TMP/hosts" -n $((RANKS * ppn)) -ppn "$ppn"
             -iface "$DEV" -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$DEV" "$@")
   else
-    MPIRUN=("$MPIEXEC" --allow-run-as-root --oversubscribe --hostfile "$TMP/hosts" -np "$RANKS" --map-by node
+    MPIRUN=("$MPIEXEC" --allow-run-as-root --oversubscribe --hostfile "$TMP/hosts" -np $((RANKS * ppn)) --map-by "$map"
             --mca plm_rsh_agent "$TMP/launch" --mca plm_rsh_no_tree_spawn 1
-            --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include "$DEV"
+            --mca pml ob1 --mca btl "$btl" --mca btl_tcp_if_include "$DEV"
             --mca oob_tcp_if_include "$DEV" "$@")
   fi
 }
 export UCX_TLS=tcp,self UCX_NET_DEVICES=$DEV
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# run_mpi LIMIT OUTFILE PROGRAM ARGS...: stdout passed through and kept in OUTFILE.
+# run_mpi LIMIT OUTFILE PPN PROGRAM ARGS...: stdout passed through and kept in OUTFILE.
 # Returns the program's status; a timeout after output was printed counts as success.
 run_mpi() {
   local limit=$1 out=$2 rc
@@ -208,7 +235,7 @@ run_mpi() {
   set +e
   # In the background, so that INT/TERM reach the trap at once (bash runs traps only
   # between foreground commands, but does interrupt `wait`).
-  (nsx zc-ns0 timeout -k 10 "$limit" "${MPIRUN[@]}" | tee "$out"; exit "${PIPESTATUS[0]}") &
+  (nsx zc-ns0 "${WRAP0[@]}" timeout -k 10 "$limit" "${MPIRUN[@]}" | tee "$out"; exit "${PIPESTATUS[0]}") &
   MPI_PID=$!
   wait "$MPI_PID"
   rc=$?
@@ -226,8 +253,8 @@ run_mpi() {
   return "$rc"
 }
 
-# ---- link check: median one-way ping-pong bandwidth of every pair (rank 0 <-> k) within
-# LO..HI of RATE. Above HI means traffic bypasses the limit (e.g. shared memory): refuse at
+# ---- link check, one rank per namespace: median one-way ping-pong bandwidth of every pair
+# (rank 0 <-> k) within LO..HI of RATE. Above HI means traffic bypasses the limit (e.g. shared memory): refuse at
 # once. Below LO is retried twice, since a busy machine (the ranks, the launcher and the
 # kernel's TCP work share the cores) can slow a single measurement.
 if [ "$CHECK" = 1 ]; then
@@ -239,7 +266,7 @@ if [ "$CHECK" = 1 ]; then
              'BEGIN { printf "%d\n", 20 + 3 * n * (r + 1) * 2 * b * 8 / rate }')
   for attempt in 1 2 3; do
     set +e
-    run_mpi "$PP_LIMIT" "$TMP/pp.out" "$TMP/pingpong" "$PP_BYTES" "$PP_REPS" >&2
+    run_mpi "$PP_LIMIT" "$TMP/pp.out" 1 "$TMP/pingpong" "$PP_BYTES" "$PP_REPS" >&2
     rc=$?
     set -e
     [ "$rc" = 0 ] || die "ping-pong failed (status $rc)"
@@ -261,7 +288,7 @@ fi
 
 # ---- the program
 set +e
-run_mpi "$TIMEOUT" "$TMP/prog.out" "${PROG[@]}"
+run_mpi "$TIMEOUT" "$TMP/prog.out" "$PPN" "$TMP/node-key" "${PROG[@]}"
 rc=$?
 set -e
 exit "$rc"

@@ -5,8 +5,26 @@
 
 #include "coll/algorithms.h"
 #include "coll/call.h"
+#include "coll/engines.h"
+#include "coll/hierarchical.h"
 
 namespace zcoll::coll {
+
+int allgather_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& ch, void* recvbuf, const int* counts,
+                     const int* displs) {
+  const int p = c.size, r = c.rank;
+  Transport T(c, dt, ch);
+  const std::vector<size_t> sizes(counts, counts + p);
+  T.plan(eb, sizes.data(), p, Transport::Layout::kStored);
+  for (int b = 0; b < p; ++b) {
+    void* dst = at(recvbuf, static_cast<size_t>(displs[b]), T.es);
+    T.place(b, b == r ? dst : nullptr, dst);
+  }
+  if (ch.schedule == ZCOLL_ALGO_BRUCK) bruck_allgather(T);
+  else ring_allgather(T);
+  return T.finish();
+}
+
 namespace {
 
 // counts and displs in elements, as MPI_Allgatherv takes them. The decision to compress
@@ -28,16 +46,8 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
         a.add_values(dt, own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
-        Transport T(c, dt, ch);
-        const std::vector<size_t> sizes(counts, counts + p);
-        T.plan(eb, sizes.data(), p, Transport::Layout::kStored);
-        for (int b = 0; b < p; ++b) {
-          void* dst = at(recvbuf, static_cast<size_t>(displs[b]), T.es);
-          T.place(b, b == r ? dst : nullptr, dst);
-        }
-        if (ch.schedule == ZCOLL_ALGO_BRUCK) bruck_allgather(T);
-        else ring_allgather(T);
-        return T.finish();
+        if (ch.schedule == ZCOLL_ALGO_HIERARCHICAL) return hierarchical_allgather(c, dt, eb, recvbuf, counts, displs);
+        return allgather_engine(c, dt, eb, ch, recvbuf, counts, displs);
       },
       [&] {
         return uniform ? MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, counts[0], recvtype, c.comm)

@@ -5,6 +5,26 @@
 
 #include "coll/algorithms.h"
 #include "coll/call.h"
+#include "coll/engines.h"
+#include "coll/hierarchical.h"
+
+namespace zcoll::coll {
+
+int bcast_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& ch, void* buffer, size_t n, int root) {
+  const int p = c.size;
+  const size_t nb = ch.schedule == ZCOLL_ALGO_SCATTER_ALLGATHER ? static_cast<size_t>(p) : 1;
+  Transport T(c, dt, ch);
+  T.plan(eb, even_blocks(n, nb).data(), nb, Transport::Layout::kStored);
+  for (size_t b = 0; b < nb; ++b) {
+    void* at_b = at(buffer, T.block_begin[b], T.es);
+    T.place(static_cast<int>(b), c.rank == root ? at_b : nullptr, c.rank == root ? nullptr : at_b);
+  }
+  if (nb > 1) scatter_allgather_bcast(T, root);
+  else binomial_bcast(T, root);
+  return T.finish();
+}
+
+}  // namespace zcoll::coll
 
 using namespace zcoll::coll;
 
@@ -19,17 +39,8 @@ extern "C" int zcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int r
         if (c.rank == root) a.add_values(dt, buffer, n, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
-        const int p = c.size;
-        const size_t nb = ch.schedule == ZCOLL_ALGO_SCATTER_ALLGATHER ? static_cast<size_t>(p) : 1;
-        Transport T(c, dt, ch);
-        T.plan(eb, even_blocks(n, nb).data(), nb, Transport::Layout::kStored);
-        for (size_t b = 0; b < nb; ++b) {
-          void* at_b = zcoll::at(buffer, T.block_begin[b], T.es);
-          T.place(static_cast<int>(b), c.rank == root ? at_b : nullptr, c.rank == root ? nullptr : at_b);
-        }
-        if (nb > 1) scatter_allgather_bcast(T, root);
-        else binomial_bcast(T, root);
-        return T.finish();
+        if (ch.schedule == ZCOLL_ALGO_HIERARCHICAL) return hierarchical_bcast(c, dt, eb, buffer, n, root);
+        return bcast_engine(c, dt, eb, ch, buffer, n, root);
       },
       [&] { return MPI_Bcast(buffer, count, datatype, root, c.comm); });
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "codec/stream.h"
+#include "coll/hierarchical.h"
 
 namespace zcoll::coll {
 namespace {
@@ -121,6 +122,8 @@ Decision decide_call(zcoll_comm_s& c, int collective, size_t bytes, zcoll_dtype 
   if (uses_model(c, collective)) return decide(c, collective, bytes, dt, homomorphic, a);
   Decision d;
   d.choice = select_algorithm(c.cfg, collective, c.size, bytes, homomorphic);
+  // Configured node-aware: where the topology has nodes to be aware of (else the table's).
+  if (runs_hierarchical(c, collective)) d.choice.schedule = ZCOLL_ALGO_HIERARCHICAL;
   return d;
 }
 

@@ -193,6 +193,38 @@ double zcoll_time(int collective, int schedule, bool homomorphic, const Inputs& 
   }
 }
 
+// Node-aware (hierarchical.h): plain stages inside a node on the intra-node link, the
+// compressed stage on the rails, whose node_size flows share each node's network link.
+double hierarchical_time(const zcoll_comm_s& c, int collective, bool homomorphic, const Inputs& m, double bytes) {
+  const ModelState& s = *c.model;
+  const int k = c.topo.node_size, nodes = c.topo.nodes;
+  Inputs node = m, rail = m;
+  node.p = k;
+  node.alpha = s.intra.alpha;
+  node.beta = s.intra.beta;
+  node.share = 1;
+  rail.p = nodes;
+  rail.alpha = s.inter.alpha;
+  rail.beta = s.inter.beta * k;
+  rail.share = 1;
+  const double slice = bytes / k;
+  switch (collective) {
+    case ZCOLL_COLL_ALLREDUCE:
+      return plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +
+             zcoll_time(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING, homomorphic, rail, slice) +
+             plain_time(ZCOLL_COLL_ALLGATHER, node, slice);
+    case ZCOLL_COLL_BCAST:
+      return plain_time(ZCOLL_COLL_SCATTER, node, slice) +
+             zcoll_time(ZCOLL_COLL_BCAST, nodes > 3 ? ZCOLL_ALGO_SCATTER_ALLGATHER : ZCOLL_ALGO_BINOMIAL, false, rail,
+                        slice) +
+             plain_time(ZCOLL_COLL_ALLGATHER, node, slice);
+    case ZCOLL_COLL_ALLGATHER:
+      return zcoll_time(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, false, rail, bytes) +
+             plain_time(ZCOLL_COLL_ALLGATHER, node, nodes * bytes);
+    default: return 1e300;
+  }
+}
+
 Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
   const ModelState& s = *c.model;
   Inputs m;
@@ -212,13 +244,21 @@ Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
   return m;
 }
 
-// The schedules AUTO weighs for a collective (CPRP2P is a baseline, never chosen).
-std::vector<int> candidates(int collective, int p, bool homomorphic) {
+// The schedules AUTO weighs for a collective (CPRP2P is a baseline, never chosen; the
+// node-aware ones only where there are nodes of several ranks).
+std::vector<int> candidates(const zcoll_comm_s& c, int collective, bool homomorphic) {
   std::vector<int> out;
   for (int a = ZCOLL_ALGO_RING; zcoll_algorithm_name(a); ++a)
-    if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || (homomorphic && p >= 2)))
+    if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || homomorphic) &&
+        (a != ZCOLL_ALGO_HIERARCHICAL || c.topo.hierarchical()))
       out.push_back(a);
   return out;
+}
+
+double schedule_time(const zcoll_comm_s& c, int collective, int schedule, bool homomorphic, const Inputs& m,
+                     double bytes) {
+  return schedule == ZCOLL_ALGO_HIERARCHICAL ? hierarchical_time(c, collective, homomorphic, m, bytes)
+                                             : zcoll_time(collective, schedule, homomorphic, m, bytes);
 }
 
 int dtype_slot(int dtype) { return dtype == ZCOLL_FLOAT64 ? 1 : 0; }
@@ -313,8 +353,8 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   const double* f = s.learned[collective][size_class(bytes)];
   const double plain = plain_time(collective, m, bytes) * f[0];
   double best = 1e300;
-  for (int a : candidates(collective, c.size, true))
-    best = std::min(best, zcoll_time(collective, a, true, m, bytes) * std::min(f[1], 1.0));
+  for (int a : candidates(c, collective, true))
+    best = std::min(best, schedule_time(c, collective, a, true, m, bytes) * std::min(f[1], 1.0));
   if (!(plain < best)) return false;
   d->plain = d->fast = true;
   d->t_predicted = d->t_predicted_plain = plain;
@@ -402,8 +442,8 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   d.rho = rho;
   d.t_predicted_plain = plain_model * f[0];
   double best_model = 0, best = 1e300;
-  for (int alg : candidates(collective, c.size, homomorphic)) {
-    const double t = zcoll_time(collective, alg, homomorphic, m, bytes);
+  for (int alg : candidates(c, collective, homomorphic)) {
+    const double t = schedule_time(c, collective, alg, homomorphic, m, bytes);
     if (t * f[1] < best) {
       best = t * f[1];
       best_model = t;

@@ -7,6 +7,8 @@
 
 #include "coll/algorithms.h"
 #include "coll/call.h"
+#include "coll/engines.h"
+#include "coll/hierarchical.h"
 
 namespace zcoll::coll {
 namespace {
@@ -28,13 +30,45 @@ double error_factor(const Transport& T, int collective, int p) {
   return collective == ZCOLL_COLL_REDUCE_SCATTER ? p - 1 : p;
 }
 
+}  // namespace
+
+int reduction_engine(zcoll_comm_s& c, int collective, zcoll_dtype dt, double eb, const Choice& ch, const void* input,
+                     void* out, const std::vector<size_t>& counts, int op, int root) {
+  const zcoll_config& cfg = c.cfg;
+  const int p = c.size, r = c.rank;
+  Transport T(c, dt, ch, op);
+  T.homomorphic = homomorphic_path(cfg, collective);
+  const bool doubling = ch.schedule == ZCOLL_ALGO_RECURSIVE_DOUBLING;
+  if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(T, collective, p);
+  T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks);
+  const bool whole_out = collective == ZCOLL_COLL_ALLREDUCE || (collective == ZCOLL_COLL_REDUCE && r == root);
+  for (int b = 0; b < p; ++b)
+    T.place(b, at(input, T.block_begin[b], T.es),
+            whole_out ? at(out, T.block_begin[b], T.es)
+                      : (collective == ZCOLL_COLL_REDUCE_SCATTER && b == r ? out : nullptr));
+  if (doubling) {
+    recursive_doubling_allreduce(T);
+  } else if (collective == ZCOLL_COLL_REDUCE_SCATTER) {
+    ring_reduce_scatter(T, false);
+  } else {
+    ring_reduce_scatter(T, true);
+    // The input is consumed: from here on every block is a result that arrives.
+    for (int b = 0; b < p; ++b) T.block_src[b] = nullptr;
+    if (collective == ZCOLL_COLL_ALLREDUCE) ring_allgather(T);
+    else gather_reduced_blocks(T, root);
+  }
+  return T.finish();
+}
+
+namespace {
+
 // counts: the p block sizes; the input is sendbuf (recvbuf with MPI_IN_PLACE); out: this
 // rank's block for reduce_scatter, the whole vector otherwise (the root's, for reduce).
 int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* out, const std::vector<size_t>& counts,
                    MPI_Datatype type, MPI_Op mpi_op, int root, const int* hashed_counts, int plain_count,
                    const std::function<int()>& plain) {
   const void* input = sendbuf == MPI_IN_PLACE ? out : sendbuf;
-  const int p = c.size, r = c.rank, op = combine_op(mpi_op);
+  const int p = c.size, op = combine_op(mpi_op);
   size_t total = 0;
   for (size_t b : counts) total += b;
   return run_collective(
@@ -45,29 +79,8 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
         a.add_values(dt, input, total, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
-        const zcoll_config& cfg = c.cfg;
-        Transport T(c, dt, ch, op);
-        T.homomorphic = homomorphic_path(cfg, collective);
-        const bool doubling = ch.schedule == ZCOLL_ALGO_RECURSIVE_DOUBLING;
-        if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(T, collective, p);
-        T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks);
-        const bool whole_out = collective == ZCOLL_COLL_ALLREDUCE || (collective == ZCOLL_COLL_REDUCE && r == root);
-        for (int b = 0; b < p; ++b)
-          T.place(b, at(input, T.block_begin[b], T.es),
-                  whole_out ? at(out, T.block_begin[b], T.es)
-                            : (collective == ZCOLL_COLL_REDUCE_SCATTER && b == r ? out : nullptr));
-        if (doubling) {
-          recursive_doubling_allreduce(T);
-        } else if (collective == ZCOLL_COLL_REDUCE_SCATTER) {
-          ring_reduce_scatter(T, false);
-        } else {
-          ring_reduce_scatter(T, true);
-          // The input is consumed: from here on every block is a result that arrives.
-          for (int b = 0; b < p; ++b) T.block_src[b] = nullptr;
-          if (collective == ZCOLL_COLL_ALLREDUCE) ring_allgather(T);
-          else gather_reduced_blocks(T, root);
-        }
-        return T.finish();
+        if (ch.schedule == ZCOLL_ALGO_HIERARCHICAL) return hierarchical_allreduce(c, dt, eb, input, out, total, mpi_op, op);
+        return reduction_engine(c, collective, dt, eb, ch, input, out, counts, op, root);
       },
       plain);
 }

@@ -12,7 +12,7 @@ namespace {
 constexpr size_t KiB = 1024;
 
 const char* const kAlgorithmNames[] = {"auto",     "mpi",      "cprp2p",  "ring", "bruck", "binomial",
-                                       "scatter_allgather", "pairwise", "recursive_doubling"};
+                                       "scatter_allgather", "pairwise", "recursive_doubling", "hierarchical"};
 const char* const kCollectiveNames[] = {"allgather",      "bcast",     "scatter", "gather", "alltoall",
                                         "reduce_scatter", "allreduce", "reduce"};
 constexpr int kNumAlgorithms = sizeof kAlgorithmNames / sizeof *kAlgorithmNames;
@@ -22,14 +22,16 @@ static_assert(sizeof kCollectiveNames / sizeof *kCollectiveNames == ZCOLL_NUM_CO
 unsigned schedules_of(int collective) {
   auto bit = [](int a) { return 1u << a; };
   switch (collective) {
-    case ZCOLL_COLL_ALLGATHER: return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_BRUCK);
-    case ZCOLL_COLL_BCAST: return bit(ZCOLL_ALGO_BINOMIAL) | bit(ZCOLL_ALGO_SCATTER_ALLGATHER);
+    case ZCOLL_COLL_ALLGATHER: return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_BRUCK) | bit(ZCOLL_ALGO_HIERARCHICAL);
+    case ZCOLL_COLL_BCAST:
+      return bit(ZCOLL_ALGO_BINOMIAL) | bit(ZCOLL_ALGO_SCATTER_ALLGATHER) | bit(ZCOLL_ALGO_HIERARCHICAL);
     case ZCOLL_COLL_SCATTER:
     case ZCOLL_COLL_GATHER: return bit(ZCOLL_ALGO_BINOMIAL);
     case ZCOLL_COLL_ALLTOALL: return bit(ZCOLL_ALGO_PAIRWISE);
     case ZCOLL_COLL_REDUCE_SCATTER:
     case ZCOLL_COLL_REDUCE: return bit(ZCOLL_ALGO_RING);
-    case ZCOLL_COLL_ALLREDUCE: return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_RECURSIVE_DOUBLING);
+    case ZCOLL_COLL_ALLREDUCE:
+      return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_RECURSIVE_DOUBLING) | bit(ZCOLL_ALGO_HIERARCHICAL);
     default: return 0;
   }
 }
@@ -81,7 +83,10 @@ bool homomorphic_path(const zcoll_config& cfg, int collective) {
 }
 
 Choice select_algorithm(const zcoll_config& cfg, int collective, int ranks, size_t bytes, bool homomorphic) {
-  const int configured = configured_algorithm(cfg, collective);
+  int configured = configured_algorithm(cfg, collective);
+  // Hierarchical runs a flat schedule on each rail (coll/hierarchical.h), or instead of
+  // itself where the topology is flat: the one AUTO picks.
+  if (configured == ZCOLL_ALGO_HIERARCHICAL) configured = ZCOLL_ALGO_AUTO;
   const int automatic = table(collective, ranks, bytes, homomorphic);
   Choice ch;
   ch.cprp2p = configured == ZCOLL_ALGO_CPRP2P;

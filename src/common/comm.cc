@@ -234,8 +234,9 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
 
 int zcoll_comm_free(zcoll_comm* zc) {
   if (!zc || !*zc) return ZCOLL_ERR_ARG;
+  bool ok = !(*zc)->rail || MPI_Comm_free(&(*zc)->rail->comm) == MPI_SUCCESS;
   zcoll::free_topology(&(*zc)->topo);
-  const bool ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS;
+  ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS && ok;
   const int rc = MPI_Comm_free(&(*zc)->comm) == MPI_SUCCESS && ok ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI;
   delete *zc;
   *zc = nullptr;

@@ -36,7 +36,7 @@ namespace {
 
 const char* algo_name(int a) {
   static const char* const n[] = {"AUTO",     "MPI",      "CPRP2P", "RING", "BRUCK", "BINOMIAL", "SCATTER_ALLGATHER",
-                                  "PAIRWISE", "RECURSIVE_DOUBLING"};
+                                  "PAIRWISE", "RECURSIVE_DOUBLING", "HIERARCHICAL"};
   return a >= 0 && a < static_cast<int>(sizeof n / sizeof n[0]) ? n[a] : "?";
 }
 

@@ -33,11 +33,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "fields.h"
 #include "mpi_check.h"
-
-#ifndef ZCOLL_TEST_DATA_DIR
-#error "ZCOLL_TEST_DATA_DIR must be defined"
-#endif
 
 namespace {
 
@@ -66,25 +63,6 @@ std::string show(T x) {
 }
 
 // ------------------------------------------------------------------ fields and inputs
-
-std::vector<std::vector<float>> g_f32;
-
-void load_fields() {
-  for (const char* n : {"cesm_TS_10x192x288.f32", "echam5_T_17x96x192.f32", "turb_wmag_91x91x91.f32"}) {
-    const std::string path = std::string(ZCOLL_TEST_DATA_DIR) + "/" + n;
-    std::vector<float> v;
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-      std::fseek(f, 0, SEEK_END);
-      v.resize(static_cast<size_t>(std::ftell(f)) / sizeof(float));
-      std::fseek(f, 0, SEEK_SET);
-      v.resize(std::fread(v.data(), sizeof(float), v.size(), f));
-      std::fclose(f);
-    }
-    EXPECT(!v.empty(), "cannot read %s", path.c_str());
-    if (v.empty()) v.assign(1000, 1.0f);
-    g_f32.push_back(std::move(v));
-  }
-}
 
 // kSpecial: NaN (several payloads, a signalling one) and +-Inf, sprinkled and at fixed places;
 // kOverflow: |x / (2 eb)| near and above the quantizer's 2^30 integer limit (eb = Data::ob).
@@ -160,8 +138,9 @@ struct Cfg {  // Cfg{algorithm, reduction, eb mode, eb, chunk_len, min_bytes, bo
 };
 
 const char* algo_name(int a) {
-  static const char* n[] = {"AUTO", "MPI", "CPRP2P", "RING", "BRUCK", "BINOMIAL", "SCATTER_ALLGATHER", "PAIRWISE", "RD"};
-  return a >= 0 && a <= ZCOLL_ALGO_RECURSIVE_DOUBLING ? n[a] : "?";
+  static const char* n[] = {"AUTO", "MPI", "CPRP2P", "RING", "BRUCK", "BINOMIAL", "SCATTER_ALLGATHER", "PAIRWISE", "RD",
+                            "HIERARCHICAL"};
+  return a >= 0 && a <= ZCOLL_ALGO_HIERARCHICAL ? n[a] : "?";
 }
 
 std::string cfg_str(const Cfg& c) {
@@ -229,12 +208,6 @@ void agree_flush() {
                s, static_cast<unsigned long long>(all[s * n + i]), static_cast<unsigned long long>(g_agree.v[i]));
   }
   g_agree = Agree{};
-}
-
-uint64_t fnv(const void* p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
-  return h;
 }
 
 // ------------------------------------------------------------------ one reduction call
@@ -720,11 +693,12 @@ void section_errors() {
   {
     Ctx cx("zcoll_comm_create with bad reduction settings");
     zcoll_comm zc = nullptr;
-    for (int bad = 0; bad < 4; ++bad) {  // reduction 99, -1; bound_target 7; algorithm 9
+    for (int bad = 0; bad < 4; ++bad) {  // reduction 99, -1; bound_target 7; algorithm one past the last
       zcoll_config b;
       zcoll_config_init(&b);
       b.codec.eb = 1e-3;
-      (bad < 2 ? b.reduction : bad == 2 ? b.bound_target : b.algorithm) = bad == 0 ? 99 : bad == 1 ? -1 : bad == 2 ? 7 : 9;
+      (bad < 2 ? b.reduction : bad == 2 ? b.bound_target : b.algorithm) =
+          bad == 0 ? 99 : bad == 1 ? -1 : bad == 2 ? 7 : ZCOLL_ALGO_HIERARCHICAL + 1;
       Ctx cb("case %d", bad);
       EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &b, &zc), ZCOLL_ERR_ARG);
     }

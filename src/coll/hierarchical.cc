@@ -1,0 +1,82 @@
+// What the node-aware collectives share (hierarchical.h): the rail communicator, the
+// node slices, and the end of a call.
+#include "coll/hierarchical.h"
+
+#include <new>
+
+#include "coll/call.h"
+
+namespace zcoll::coll {
+
+bool runs_hierarchical(const zcoll_comm_s& c, int collective) {
+  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_HIERARCHICAL && c.topo.hierarchical();
+}
+
+zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
+  *rc = ZCOLL_SUCCESS;
+  if (c.rail) return c.rail.get();
+  // Every rank duplicates before any can fail alone, so nobody waits in MPI_Comm_dup;
+  // one agreement then gives every rank the same outcome.
+  MPI_Comm dup = MPI_COMM_NULL;
+  int local = mpi_rc(MPI_Comm_dup(c.topo.rail_comm, &dup));
+  std::unique_ptr<zcoll_comm_s> r;
+  if (!local) {
+    r.reset(new (std::nothrow) zcoll_comm_s);
+    if (!r) local = ZCOLL_ERR_NO_MEMORY;
+  }
+  int worst = local;
+  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
+  if (worst) {
+    if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
+    *rc = worst;
+    return nullptr;
+  }
+  r->comm = dup;
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(dup, &r->rank);
+  MPI_Comm_size(dup, &r->size);
+  // The rail runs the flat schedules (its own topology is one node of one rank).
+  r->cfg = c.cfg;
+  if (r->cfg.algorithm == ZCOLL_ALGO_HIERARCHICAL) r->cfg.algorithm = ZCOLL_ALGO_AUTO;
+  for (int& a : r->cfg.algorithms)
+    if (a == ZCOLL_ALGO_HIERARCHICAL) a = ZCOLL_ALGO_AUTO;
+  r->debug_fail = c.debug_fail;
+  c.rail = std::move(r);
+  return c.rail.get();
+}
+
+int finish_hierarchical(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc) {
+  // The rail agreed on its own outcome; a failure on another rail or in a node stage
+  // must reach every rank too.
+  int worst = rc;
+  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
+  // Bytes: what crossed the network, compressed (the node stages are plain MPI inside
+  // a node); times: the whole call, the node stages in t_comm.
+  zcoll_stats& s = c.last;
+  s = rail.last;
+  s.algorithm = ZCOLL_ALGO_HIERARCHICAL;
+  s.t_comm = now() - c.call_start - s.t_compress - s.t_decompress - s.t_reduce;
+  return worst;
+}
+
+int node_allgather_and_finish(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc, zcoll_dtype dt, void* buf,
+                              const std::vector<int>& counts, const std::vector<int>& displs) {
+  const int grc = mpi_rc(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts.data(), displs.data(),
+                                        mpi_type(dt), c.topo.node_comm));
+  return finish_hierarchical(c, rail, rc ? rc : grc);
+}
+
+void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs) {
+  const std::vector<size_t> sizes = even_blocks(count, static_cast<size_t>(node_size));
+  counts->assign(sizes.begin(), sizes.end());
+  displs->assign(sizes.size(), 0);
+  for (size_t j = 1; j < sizes.size(); ++j) (*displs)[j] = (*displs)[j - 1] + (*counts)[j - 1];
+}
+
+int node_rank_of(const Topology& t, int rank) {
+  int k = 0;  // node_comm orders a node's ranks by rank
+  for (int r = 0; r < rank; ++r) k += t.node_of[r] == t.node_of[rank];
+  return k;
+}
+
+}  // namespace zcoll::coll

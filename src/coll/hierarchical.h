@@ -1,0 +1,46 @@
+// Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL), for a communicator of several nodes
+// with the same number (> 1) of ranks each (Topology::hierarchical()). Data moves inside
+// a node with plain MPI on topo.node_comm, exact; only what crosses the network is
+// compressed, by the flat engines (engines.h) run on the rail (the ranks of one node
+// rank, one per node), each rank of a node taking its share of the node's data. One
+// file each: allreduce_hierarchical.cc, bcast_hierarchical.cc, allgather_hierarchical.cc.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "common/comm.h"
+
+namespace zcoll::coll {
+
+// Whether this call runs the node-aware algorithm: it is configured for the collective
+// and the topology has several nodes of equal size > 1. Otherwise the flat schedule runs
+// (select_algorithm treats HIERARCHICAL as AUTO). The same on every rank.
+bool runs_hierarchical(const zcoll_comm_s& c, int collective);
+
+// The engines, after the agreement on c.comm (eb: the agreed bound). Each ends with one
+// MPI_Allreduce of the error code over c.comm, so every rank returns the same outcome,
+// and sets c.last from the rail stage (algorithm HIERARCHICAL).
+int hierarchical_allreduce(zcoll_comm_s& c, zcoll_dtype dt, double eb, const void* input, void* out, size_t count,
+                           MPI_Op mpi_op, int op);
+int hierarchical_bcast(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* buffer, size_t count, int root);
+int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
+                           const int* displs);
+
+// What the three share (hierarchical.cc).
+// The zcoll communicator of this rank's rail: made by the first node-aware call
+// (collective over c.comm; every rank makes that call), kept until zcoll_comm_free.
+// nullptr and *rc set when making it failed on any rank.
+zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc);
+// The rail stage's statistics as the call's, and the call's outcome on every rank of
+// c.comm: the worst of rc over all ranks.
+int finish_hierarchical(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc);
+// The last stage of allreduce and bcast: the node's slices to every rank of the node
+// (plain MPI_Allgatherv in place on node_comm), then finish_hierarchical.
+int node_allgather_and_finish(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc, zcoll_dtype dt, void* buf,
+                              const std::vector<int>& counts, const std::vector<int>& displs);
+// count elements in node_size slices (even_blocks), as MPI's int counts and displacements.
+void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs);
+// A rank's rank inside its node.
+int node_rank_of(const Topology& t, int rank);
+
+}  // namespace zcoll::coll

@@ -1,0 +1,466 @@
+// MPI tests of the node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; "Node-aware
+// collectives" in include/zcoll.h): allreduce, bcast, allgather and allgatherv.
+//
+//   zcoll_mpi_hierarchical_tests [section ...]      (no section: all of them)
+//
+// Each section sets ZCOLL_NODE_KEY in this process before zcoll_comm_create, so that
+// ranks with the same key form one "node":
+//   block        key rank / k: nodes of consecutive ranks
+//   interleaved  key rank % k: a node's ranks are not contiguous
+//   fallback     one node, or one rank per node: the flat algorithm runs instead
+// On 5 ranks the block and interleaved layouts are irregular (nodes of 2, 2, 1 or 3, 2):
+// the flat algorithm runs there too, and stats.algorithm must say which.
+// Inputs are slices of the shipped real fields; every element is checked against a
+// reference computed in long double from every rank's input, within the header's bound:
+//   allreduce SUM (and DOC MIN/MAX): nodes x eps + rounding (flat: p x eps + rounding),
+//   homomorphic MIN/MAX: eps; bcast and allgather(v): eps of the sender's value, bit for
+//   bit on the root's node (bcast) and for a rank's own block (allgather).
+// eps = stats.eb_abs, itself checked against ABS, REL x (global or root's) range, or
+// RESULT's eb / factor. Allreduce results must be bit-identical on every rank; guard
+// elements (and allgatherv's gaps) must come back untouched. A failure on one rank
+// (ZCOLL_DEBUG_FAIL) must reach every rank as the same code.
+#include <zcoll.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "fields.h"
+#include "mpi_check.h"
+
+namespace {
+
+constexpr size_t kGuard = 11;
+constexpr int kHier = ZCOLL_ALGO_HIERARCHICAL;
+
+template <class T>
+struct Ty {
+  static constexpr bool f32 = std::is_same_v<T, float>;
+  static constexpr double u = f32 ? 0x1p-24 : 0x1p-53;  // unit roundoff
+  static MPI_Datatype mpi() { return f32 ? MPI_FLOAT : MPI_DOUBLE; }
+  static const char* name() { return f32 ? "f32" : "f64"; }
+};
+
+template <class T>
+void set_sentinel(T* p, size_t n) {
+  std::memset(static_cast<void*>(p), 0xA5, n * sizeof(T));  // a NaN pattern no path produces
+}
+
+// ------------------------------------------------------------------ inputs
+
+uint64_t g_salt = 1;
+
+// n elements of what `owner` contributes to the call with this salt: a slice of a field
+// (doubles get a smooth term, so that they are not float values).
+template <class T>
+std::vector<T> gen(int owner, uint64_t salt, size_t n) {
+  const std::vector<float>& f = g_f32[salt % g_f32.size()];
+  const size_t len = f.size();
+  const size_t start = static_cast<size_t>((static_cast<uint64_t>(owner) * (len / 7 + 1009) + salt * 104729u) % len);
+  std::vector<T> v(std::max<size_t>(n, 1));
+  for (size_t i = 0; i < n; ++i) {
+    const size_t k = (start + i) % len;
+    double x = f[k];
+    if (!Ty<T>::f32) x += 0.25 * std::sin(0.0123 * static_cast<double>(k));
+    v[i] = static_cast<T>(x);
+  }
+  return v;
+}
+
+template <class T>
+void range_of(const std::vector<T>& v, size_t n, double& lo, double& hi) {
+  for (size_t i = 0; i < n; ++i) {
+    lo = std::min(lo, static_cast<double>(v[i]));
+    hi = std::max(hi, static_cast<double>(v[i]));
+  }
+}
+
+// ------------------------------------------------------------------ layouts, configs
+
+struct Layout {
+  std::string name;
+  std::vector<std::string> key;  // ZCOLL_NODE_KEY per rank ("" : unset, shared memory)
+  int nodes = 1, node_size = 1;
+  bool hier = false;             // several nodes, all of the same size > 1
+  std::vector<int> node_of;
+};
+
+Layout make_layout(const std::string& name, std::string (*key)(int r, int k), int k) {
+  Layout L;
+  L.name = name;
+  std::map<std::string, int> size;
+  for (int r = 0; r < g_size; ++r) {
+    L.key.push_back(key(r, k));
+    ++size[L.key.back()];
+  }
+  std::map<std::string, int> index;
+  for (int r = 0; r < g_size; ++r)  // nodes numbered by their lowest rank, as zcoll does
+    if (!index.count(L.key[r])) index[L.key[r]] = static_cast<int>(index.size());
+  for (int r = 0; r < g_size; ++r) L.node_of.push_back(index[L.key[r]]);
+  L.nodes = static_cast<int>(size.size());
+  L.node_size = size.begin()->second;
+  bool regular = true;
+  for (const auto& s : size) regular = regular && s.second == L.node_size;
+  L.hier = regular && L.nodes > 1 && L.node_size > 1;
+  return L;
+}
+
+std::string block_key(int r, int k) { return "block" + std::to_string(r / k); }
+std::string inter_key(int r, int k) { return "inter" + std::to_string(r % k); }
+std::string one_key(int, int) { return "all"; }
+std::string own_key(int r, int) { return "own" + std::to_string(r); }
+
+struct Cfg {
+  int mode = ZCOLL_EB_ABS, red = ZCOLL_REDUCTION_AUTO, target = ZCOLL_BOUND_INPUT;
+  double eb = 1e-2;
+  bool env = false;  // select through ZCOLL_<COLLECTIVE>_ALGORITHM rather than config.algorithm
+  const char* debug_fail = nullptr;  // ZCOLL_DEBUG_FAIL
+};
+
+zcoll_comm make_comm(const Layout& L, const Cfg& c) {
+  const std::string& key = L.key[static_cast<size_t>(g_rank)];
+  if (key.empty()) unsetenv("ZCOLL_NODE_KEY");
+  else setenv("ZCOLL_NODE_KEY", key.c_str(), 1);
+  zcoll_config cfg;
+  zcoll_config_init(&cfg);
+  cfg.codec.eb_mode = c.mode;
+  cfg.codec.eb = c.eb;
+  cfg.codec.chunk_len = 1024;  // pieces of 4096 values: several per slice
+  cfg.codec.threads = 1;
+  cfg.min_bytes = 0;
+  cfg.reduction = c.red;
+  cfg.bound_target = c.target;
+  if (c.env)
+    for (const char* v : {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM"})
+      setenv(v, "Hierarchical", 1);
+  else
+    cfg.algorithm = kHier;
+  if (c.debug_fail) setenv("ZCOLL_DEBUG_FAIL", c.debug_fail, 1);
+  zcoll_comm zc = nullptr;
+  const int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+  EXPECT_RC(rc, ZCOLL_SUCCESS);
+  unsetenv("ZCOLL_NODE_KEY");
+  unsetenv("ZCOLL_DEBUG_FAIL");
+  for (const char* v : {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM"}) unsetenv(v);
+  return rc == ZCOLL_SUCCESS ? zc : nullptr;
+}
+
+// Results every rank must share (allreduce hashes), compared once per communicator.
+std::vector<uint64_t> g_agree;
+
+void agree_flush() {
+  long n = static_cast<long>(g_agree.size()), lo = 0, hi = 0;
+  MPI_Allreduce(&n, &lo, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&n, &hi, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT(lo == hi, "ranks pushed %ld to %ld results", lo, hi);
+  if (lo == hi && n > 0) {
+    std::vector<uint64_t> all(static_cast<size_t>(n) * static_cast<size_t>(g_size));
+    MPI_Allgather(g_agree.data(), static_cast<int>(n), MPI_UINT64_T, all.data(), static_cast<int>(n), MPI_UINT64_T,
+                  MPI_COMM_WORLD);
+    for (size_t i = 0; i < static_cast<size_t>(n); ++i)
+      for (int s = 0; s < g_size; ++s)
+        EXPECT(all[static_cast<size_t>(s) * static_cast<size_t>(n) + i] == g_agree[i],
+               "allreduce result %zu: rank %d's bytes differ from this rank's", i, s);
+  }
+  g_agree.clear();
+}
+
+// What ran and the bound it reports. flat: the algorithms the flat fallback may run.
+double check_stats(zcoll_comm zc, const Layout& L, std::initializer_list<int> flat, double want_eps) {
+  zcoll_stats st;
+  std::memset(&st, 0xff, sizeof st);
+  EXPECT_RC(zcoll_last_stats(zc, &st), ZCOLL_SUCCESS);
+  EXPECT(st.compressed == 1, "stats.compressed %d", st.compressed);
+  if (L.hier) {
+    EXPECT(st.algorithm == kHier, "ran algorithm %d (%s), expected hierarchical", st.algorithm,
+           zcoll_algorithm_name(st.algorithm));
+  } else {
+    EXPECT(std::find(flat.begin(), flat.end(), st.algorithm) != flat.end(),
+           "flat topology ran algorithm %d (%s), expected a flat one", st.algorithm,
+           zcoll_algorithm_name(st.algorithm));
+  }
+  EXPECT(st.eb_abs > 0 && std::fabs(st.eb_abs - want_eps) <= 1e-12 * want_eps, "stats.eb_abs %.17g, expected %.17g",
+         st.eb_abs, want_eps);
+  EXPECT(std::isfinite(st.t_comm) && st.t_compress >= 0 && st.t_decompress >= 0 && st.t_comm >= -1e-9,
+         "stats times: t_compress %g t_comm %g t_decompress %g", st.t_compress, st.t_comm, st.t_decompress);
+  return st.eb_abs;
+}
+
+double abs_bound(const Cfg& c, double lo, double hi) {
+  if (c.mode == ZCOLL_EB_ABS) return c.eb;
+  const double range = hi - lo;
+  return range > 0 ? c.eb * range : c.eb;
+}
+
+template <class T>
+size_t bad_guards(const std::vector<T>& buf, size_t from, size_t to) {
+  std::vector<T> s(buf.size());
+  set_sentinel(s.data(), s.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < buf.size(); ++i)
+    bad += (i < from || i >= to) && std::memcmp(&buf[i], &s[i], sizeof(T)) != 0;
+  return bad;
+}
+
+// ------------------------------------------------------------------ allreduce
+
+const char* op_name(MPI_Op op) { return op == MPI_SUM ? "SUM" : op == MPI_MIN ? "MIN" : "MAX"; }
+
+template <class T>
+void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size_t n, bool in_place) {
+  const int p = g_size;
+  Ctx cx("allreduce %s %s count=%zu%s", Ty<T>::name(), op_name(op), n, in_place ? " IN_PLACE" : "");
+  const uint64_t salt = g_salt++;
+  std::vector<std::vector<T>> in;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int s = 0; s < p; ++s) {
+    in.push_back(gen<T>(s, salt, n));
+    range_of(in.back(), n, lo, hi);
+  }
+  std::vector<T> recv(n + 2 * kGuard), send = in[static_cast<size_t>(g_rank)];
+  set_sentinel(recv.data(), recv.size());
+  T* rb = recv.data() + kGuard;
+  if (in_place && n) std::memcpy(static_cast<void*>(rb), send.data(), n * sizeof(T));
+  {
+    Watchdog w("allreduce");
+    EXPECT_RC(zcoll_allreduce(in_place ? MPI_IN_PLACE : send.data(), rb, static_cast<int>(n), Ty<T>::mpi(), op, zc),
+              ZCOLL_SUCCESS);
+  }
+  const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
+  // Quantizations on the way: one per node (one per rank on the flat path).
+  const double factor = homo_minmax ? 1 : L.hier ? L.nodes : p;
+  const double base = abs_bound(c, lo, hi);
+  const bool result = c.target == ZCOLL_BOUND_RESULT;
+  const double eps =
+      check_stats(zc, L, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}, result ? base / factor : base);
+  const double allowed = result ? base : factor * eps;
+  g_agree.push_back(fnv(rb, n * sizeof(T)));
+  EXPECT(bad_guards(recv, kGuard, kGuard + n) == 0, "guard elements overwritten");
+  EXPECT(in_place || std::memcmp(send.data(), in[static_cast<size_t>(g_rank)].data(), n * sizeof(T)) == 0,
+         "sendbuf modified");
+  size_t bad = 0;
+  double worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    long double ref = op == MPI_SUM ? 0 : op == MPI_MIN ? INFINITY : -INFINITY, asum = 0;
+    for (int s = 0; s < p; ++s) {
+      const long double x = in[static_cast<size_t>(s)][i];
+      asum += std::fabs(x);
+      ref = op == MPI_SUM ? ref + x : op == MPI_MIN ? std::min(ref, x) : std::max(ref, x);
+    }
+    const long double err = std::fabs(static_cast<long double>(rb[i]) - ref);
+    long double lim = allowed * (homo_minmax ? 1.0 : 1.0 + 1e-12);
+    if (op == MPI_SUM) lim += p * Ty<T>::u * asum + Ty<T>::u * std::fabs(ref);
+    worst = std::max(worst, static_cast<double>(err / eps));
+    if (!(err <= lim)) {
+      if (bad++ < 3)
+        std::fprintf(stderr, "[rank %d/%d]   %s: element %zu: got %.17g, reference %.21Lg, |err| %.4Lg > %.4Lg\n",
+                     g_rank, p, ctx().c_str(), i, static_cast<double>(rb[i]), ref, err, lim);
+    }
+  }
+  EXPECT(bad == 0, "%zu of %zu elements outside the bound (worst %.3g eps, allowed %.3g eps)", bad, n, worst,
+         allowed / eps);
+}
+
+// ------------------------------------------------------------------ bcast
+
+template <class T>
+void run_bcast(zcoll_comm zc, const Layout& L, const Cfg& c, int root, size_t n) {
+  Ctx cx("bcast %s root=%d count=%zu", Ty<T>::name(), root, n);
+  const std::vector<T> want = gen<T>(root, g_salt++, n);
+  double lo = INFINITY, hi = -INFINITY;
+  range_of(want, n, lo, hi);
+  std::vector<T> buf(n + 2 * kGuard);
+  set_sentinel(buf.data(), buf.size());
+  T* b = buf.data() + kGuard;
+  if (g_rank == root && n) std::memcpy(static_cast<void*>(b), want.data(), n * sizeof(T));
+  {
+    Watchdog w("bcast");
+    EXPECT_RC(zcoll_bcast(b, static_cast<int>(n), Ty<T>::mpi(), root, zc), ZCOLL_SUCCESS);
+  }
+  const double eps = check_stats(zc, L, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}, abs_bound(c, lo, hi));
+  EXPECT(bad_guards(buf, kGuard, kGuard + n) == 0, "guard elements overwritten");
+  // The root keeps its values; on the hierarchical path so does the root's node.
+  const bool exact =
+      g_rank == root || (L.hier && L.node_of[static_cast<size_t>(g_rank)] == L.node_of[static_cast<size_t>(root)]);
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool ok = exact ? std::memcmp(&b[i], &want[i], sizeof(T)) == 0
+                          : std::fabs(static_cast<double>(b[i]) - static_cast<double>(want[i])) <= eps;
+    if (!ok && bad++ < 3)
+      std::fprintf(stderr, "[rank %d/%d]   %s: element %zu: got %.17g, root's %.17g (%s, eps %.4g)\n", g_rank, g_size,
+                   ctx().c_str(), i, static_cast<double>(b[i]), static_cast<double>(want[i]),
+                   exact ? "bit-exact" : "within eps", eps);
+  }
+  EXPECT(bad == 0, "%zu of %zu elements wrong", bad, n);
+}
+
+// ------------------------------------------------------------------ allgather(v)
+
+// v: allgatherv with counts that differ by rank and blocks placed in reverse rank order
+// with gaps of 3 elements (that must stay untouched).
+template <class T>
+void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bool v, bool in_place) {
+  const int p = g_size;
+  Ctx cx("allgather%s %s count=%zu%s", v ? "v" : "", Ty<T>::name(), base, in_place ? " IN_PLACE" : "");
+  const uint64_t salt = g_salt++;
+  std::vector<int> counts(p), displs(p);
+  size_t end = 0;
+  for (int s = p - 1; s >= 0; --s) {
+    counts[s] = static_cast<int>(v ? (s % 3 == 1 ? 0 : base + static_cast<size_t>(s) * 377) : base);
+    displs[s] = v ? static_cast<int>(end) : s * static_cast<int>(base);
+    end += static_cast<size_t>(counts[s]) + (v ? 3 : 0);
+  }
+  if (!v) end = base * static_cast<size_t>(p);
+  std::vector<std::vector<T>> blocks;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int s = 0; s < p; ++s) {
+    blocks.push_back(gen<T>(s, salt, static_cast<size_t>(counts[s])));
+    range_of(blocks.back(), static_cast<size_t>(counts[s]), lo, hi);
+  }
+  std::vector<T> recv(end + 2 * kGuard);
+  set_sentinel(recv.data(), recv.size());
+  T* rb = recv.data() + kGuard;
+  const std::vector<T>& mine = blocks[static_cast<size_t>(g_rank)];
+  const int mc = counts[g_rank];
+  if (in_place && mc) std::memcpy(static_cast<void*>(rb + displs[g_rank]), mine.data(), mc * sizeof(T));
+  const void* sb = in_place ? MPI_IN_PLACE : mine.data();
+  {
+    Watchdog w("allgather");
+    const MPI_Datatype t = Ty<T>::mpi();
+    EXPECT_RC(v ? zcoll_allgatherv(sb, mc, t, rb, counts.data(), displs.data(), t, zc)
+                : zcoll_allgather(sb, mc, t, rb, static_cast<int>(base), t, zc),
+              ZCOLL_SUCCESS);
+  }
+  const double eps = check_stats(zc, L, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
+  size_t bad = 0, touched = 0;
+  std::vector<bool> covered(recv.size(), false);
+  for (int s = 0; s < p; ++s)
+    for (int i = 0; i < counts[s]; ++i) {
+      const size_t at = static_cast<size_t>(displs[s] + i);
+      covered[kGuard + at] = true;
+      const T g = rb[at], w = blocks[static_cast<size_t>(s)][static_cast<size_t>(i)];
+      const bool ok = s == g_rank ? std::memcmp(&g, &w, sizeof(T)) == 0
+                                  : std::fabs(static_cast<double>(g) - static_cast<double>(w)) <= eps;
+      if (!ok && bad++ < 3)
+        std::fprintf(stderr, "[rank %d/%d]   %s: block %d element %d: got %.17g, want %.17g (eps %.4g)\n", g_rank, p,
+                     ctx().c_str(), s, i, static_cast<double>(g), static_cast<double>(w), eps);
+    }
+  std::vector<T> sentinel(1);
+  set_sentinel(sentinel.data(), 1);
+  for (size_t i = 0; i < recv.size(); ++i)
+    touched += !covered[i] && std::memcmp(&recv[i], &sentinel[0], sizeof(T)) != 0;
+  EXPECT(bad == 0, "%zu elements wrong", bad);
+  EXPECT(touched == 0, "%zu guard or gap elements overwritten", touched);
+}
+
+// ------------------------------------------------------------------ sections
+
+// Everything on one layout: the full set with ABS (float and double, every op, counts
+// that do not divide evenly, 0 and 1, in place or not), a lighter one with REL, DOC and
+// RESULT; the flat fallbacks, and a section's second layout (6 ranks), get the light set
+// with ABS and REL only (an oversubscribed, busy-polling MPI takes milliseconds per
+// synchronisation).
+void run_layout(const Layout& L, bool thorough) {
+  Ctx cl("layout %s (%d nodes of %d%s)", L.name.c_str(), L.nodes, L.node_size, L.hier ? "" : ", flat fallback");
+  const int p = g_size;
+  const std::vector<int> roots = {0, p - 1, 1};
+  for (int variant = 0; variant < (L.hier && thorough ? 4 : 2); ++variant) {
+    Cfg c;
+    if (variant == 1) c.mode = ZCOLL_EB_REL, c.eb = 1e-3;
+    if (variant == 2) c.red = ZCOLL_REDUCTION_DOC, c.env = true;
+    if (variant == 3) c.target = ZCOLL_BOUND_RESULT, c.mode = ZCOLL_EB_REL, c.eb = 1e-4;
+    Ctx cv("mode=%s eb=%g reduction=%s target=%s%s", c.mode == ZCOLL_EB_REL ? "REL" : "ABS", c.eb,
+           c.red == ZCOLL_REDUCTION_DOC ? "DOC" : "AUTO", c.target == ZCOLL_BOUND_RESULT ? "RESULT" : "INPUT",
+           c.env ? " (environment)" : "");
+    zcoll_comm zc = make_comm(L, c);
+    if (!zc) return;
+    const bool full = variant == 0 && L.hier && thorough;
+    const std::vector<size_t> counts = full ? std::vector<size_t>{0, 1, 4099, 20011} : std::vector<size_t>{9001};
+    for (size_t k = 0; k < counts.size(); ++k)
+      for (MPI_Op op : {MPI_SUM, MPI_MIN, MPI_MAX}) {
+        if (!full && variant != 2 && op == MPI_MIN) continue;
+        run_allreduce<float>(zc, L, c, op, counts[k], (k + (op == MPI_MAX)) % 2 == 1);
+        if (full ? k % 2 == 1 : op == MPI_SUM)
+          run_allreduce<double>(zc, L, c, op, counts[k], (k + (op == MPI_MIN)) % 2 == 0);
+      }
+    if (variant != 3) {
+      for (int root : roots)
+        for (size_t n : full ? std::vector<size_t>{1, 30011} : std::vector<size_t>{12001}) {
+          run_bcast<float>(zc, L, c, root, n);
+          if (full ? n > 1 : root == 0) run_bcast<double>(zc, L, c, root, n);
+        }
+      for (size_t n : full ? std::vector<size_t>{0, 1, 3001} : std::vector<size_t>{2001}) {
+        run_allgather<float>(zc, L, c, n, false, n == 1);
+        run_allgather<double>(zc, L, c, n, true, n != 1);
+        if (full) run_allgather<double>(zc, L, c, n, false, n == 0);
+      }
+    }
+    agree_flush();
+    EXPECT_RC(zcoll_comm_free(&zc), ZCOLL_SUCCESS);
+  }
+}
+
+// A failure on one rank (ZCOLL_DEBUG_FAIL: its rail stage fails) reaches every rank,
+// on the other rails too, as the same code.
+void run_debug_fail(const Layout& L) {
+  Ctx cl("layout %s, rank %d fails", L.name.c_str(), g_size - 1);
+  Cfg c;
+  const std::string fail = std::to_string(g_size - 1) + ":" + std::to_string(ZCOLL_ERR_CORRUPT);
+  c.debug_fail = fail.c_str();
+  zcoll_comm zc = make_comm(L, c);
+  if (!zc) return;
+  const size_t n = 5000;
+  std::vector<float> a = gen<float>(g_rank, g_salt++, n), b(n * static_cast<size_t>(g_size));
+  Watchdog w("a failing call");
+  EXPECT_RC(zcoll_allreduce(a.data(), b.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, zc), ZCOLL_ERR_CORRUPT);
+  EXPECT_RC(zcoll_bcast(a.data(), static_cast<int>(n), MPI_FLOAT, 0, zc), ZCOLL_ERR_CORRUPT);
+  EXPECT_RC(zcoll_allgather(a.data(), static_cast<int>(n), MPI_FLOAT, b.data(), static_cast<int>(n), MPI_FLOAT, zc),
+            ZCOLL_ERR_CORRUPT);
+  EXPECT_RC(zcoll_comm_free(&zc), ZCOLL_SUCCESS);
+}
+
+// Node sizes k that give whole nodes here (and 2 where nothing does: irregular nodes).
+std::vector<int> node_sizes() {
+  std::vector<int> ks;
+  for (int k = 2; k < g_size; ++k)
+    if (g_size % k == 0) ks.push_back(k);
+  if (ks.empty()) ks.push_back(2);
+  return ks;
+}
+
+void section_block() {
+  for (int k : node_sizes()) run_layout(make_layout("rank/" + std::to_string(k), block_key, k), k == node_sizes()[0]);
+  run_debug_fail(make_layout("rank/2", block_key, 2));
+}
+
+void section_interleaved() {
+  for (int k : node_sizes())
+    run_layout(make_layout("rank%" + std::to_string(g_size / k), inter_key, g_size / k), k == node_sizes().back());
+}
+
+void section_fallback() {
+  run_layout(make_layout("one node", one_key, 0), false);
+  run_layout(make_layout("a node per rank", own_key, 0), false);
+}
+
+const Section kSections[] = {
+    {"block", section_block}, {"interleaved", section_interleaved}, {"fallback", section_fallback}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  load_fields();
+  const int status = run_sections(argc, argv, kSections);
+  MPI_Finalize();
+  return status;
+}
