@@ -51,10 +51,15 @@ FIXED = {"allreduce": ["ring", "recursive-doubling"], "bcast": ["binomial", "sca
          "scatter": ["binomial"], "gather": ["binomial"], "reduce": ["ring"]}
 
 
-def algos_for(args, op):
+# Node-aware, where a launch has nodes of several ranks.
+NODE_AWARE = {"allreduce", "bcast", "allgather"}
+
+
+def algos_for(args, op, per_node=1):
     if args.algos != "all":
         return args.algos
-    return ",".join(["mpi", "auto", "zcoll"] + FIXED.get(op, []) + args.extra_algos.split(",") * bool(args.extra_algos))
+    fixed = FIXED.get(op, []) + (["hierarchical"] if per_node > 1 and op in NODE_AWARE else [])
+    return ",".join(["mpi", "auto", "zcoll"] + fixed + args.extra_algos.split(",") * bool(args.extra_algos))
 
 
 def launches(args):
@@ -98,7 +103,7 @@ def run_sweep(args, out_jsonl):
                 launcher.append("--")
             cmd = launcher + [bench, "coll", "--op", op, "--input", args.input,
                               "--eb-mode", "rel", "--eb", str(args.eb), "--bytes", args.sizes,
-                              "--algo", algos_for(args, op),
+                              "--algo", algos_for(args, op, per_node),
                               "--threads", ",".join(map(str, threads)), "--iters", str(args.iters), "--warmup",
                               str(args.warmup), "--json"]
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)

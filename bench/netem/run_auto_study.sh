@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# AUTO's cost model against plain MPI and every fixed zcoll choice (issue 17), over the
+# links of this machine: 2 ranks on shared memory and over 1, 2.5 and 10 Gbit/s, and 4 ranks
+# as 2 namespaces ("nodes") x 2 ranks at 1 and 10 Gbit/s; allreduce, bcast, allgather,
+# reduce_scatter and alltoall; REL 1e-4. Results, plots and the AUTO table in OUT.
+#
+#   bash bench/netem/run_auto_study.sh [BUILD] [OUT] [INPUT] [SIZES]
+# Needs root (network namespaces). One netem run at a time may use the machine.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=${1:-$ROOT/build-mpich}
+OUT=${2:-$ROOT/docs/netem/auto}
+INPUT=${3:-$ROOT/../shared/datasets/nyx_phigrav_128x128x128.f64}
+SIZES=${4:-1M,16M,64M}
+PY=${PYTHON:-$ROOT/.venv/bin/python}
+[ -x "$PY" ] || PY=python3
+OPS=${ZCOLL_STUDY_OPS:-allreduce,bcast,allgather,reduce_scatter,alltoall}
+run() { "$PY" "$HERE/sweep.py" --build "$BUILD" --out "$OUT" --input "$INPUT" --sizes "$SIZES" --ops "$OPS" \
+        --algos all --iters 3 --warmup 1 "$@" || echo "run_auto_study: a launch failed ($*)" >&2; }
+run --rates ${ZCOLL_STUDY_RATES_2:-1gbit,10gbit,shm,2.5gbit} --ranks 2
+run --rates ${ZCOLL_STUDY_RATES_4:-1gbit,10gbit} --ranks 2x2
+"$PY" "$HERE/sweep.py" --out "$OUT" --auto-table
