@@ -247,11 +247,10 @@ extern "C" {
 H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_FILTER; }
 const void* H5PLget_plugin_info(void) { return &kClass; }
 
-herr_t zcoll_h5_register(void) {
-  htri_t avail = H5Zfilter_avail(H5Z_FILTER_ZCOLL);
-  if (avail > 0) return 0;
-  return H5Zregister(&kClass);
-}
+// H5Zregister replaces an earlier registration of the same id, so calling it again is
+// harmless; asking H5Zfilter_avail first would search HDF5_PLUGIN_PATH and could load a
+// second copy of the plugin.
+herr_t zcoll_h5_register(void) { return H5Zregister(&kClass); }
 
 size_t zcoll_h5_cd_values(int codec, int eb_mode, double eb, unsigned int cd_values[5]) {
   uint64_t bits;
