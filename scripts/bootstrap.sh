@@ -8,8 +8,10 @@
 #     --no-build                only install packages (and the venv with --python)
 #     --no-apt                  do not check Debian packages
 #
-# Packages: missing ones are installed with apt-get when run as root; otherwise the exact
-# apt-get command is printed and the script exits 1.
+# Packages (scripts/lib.sh): ZCOLL_APT_BUILD, ZCOLL_APT_FUZZ and ZCOLL_APT_HDF5 (serial HDF5,
+# h5dump, python3-h5py: the HDF5 filter plugin and its tests). Missing ones are installed
+# with apt-get when run as root; otherwise the exact apt-get command is printed and the
+# script exits 1.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
     --python) want_python=1; shift ;;
     --no-build) do_build=0; shift ;;
     --no-apt) do_apt=0; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     --) shift; cmake_extra=("$@"); break ;;
     *) zdie "unknown option '$1' (see --help)" ;;
   esac
@@ -43,7 +45,8 @@ done
 cd "$ZCOLL_ROOT"
 
 if [ "$do_apt" -eq 1 ]; then
-  pkgs=("${ZCOLL_APT_BUILD[@]}" "${ZCOLL_APT_FUZZ[@]}")
+  # HDF5: the optional filter plugin (src/hdf5) and its tests; without it they are skipped.
+  pkgs=("${ZCOLL_APT_BUILD[@]}" "${ZCOLL_APT_FUZZ[@]}" "${ZCOLL_APT_HDF5[@]}")
   [ "$want_python" -eq 1 ] && pkgs+=("${ZCOLL_APT_PYTHON[@]}")
   zapt_ensure "${pkgs[@]}"
 fi

@@ -115,4 +115,24 @@ if [ -n "$mpi_module" ] && pkg-config --exists "$mpi_module"; then
 else
   zlog "zcoll.pc names no MPI pkg-config module ('$mpi_module'): plain-cc check skipped"
 fi
+# The HDF5 filter plugin (component hdf5), when this build has it: installed where
+# ZCOLL_HDF5_PLUGIN_INSTALL_DIR says, loadable with nothing but HDF5_PLUGIN_PATH.
+plugin_dir_rel="$(cache_get ZCOLL_HDF5_PLUGIN_INSTALL_DIR)"
+if [ -n "$plugin_dir_rel" ] && [ -f "$build/hdf5-plugin/libH5Zzcoll.so" ]; then
+  zlog "HDF5 plugin: install component hdf5"
+  cmake --install "$build" --prefix "$prefix" --component hdf5 >> "$tmp/install.log" 2>&1 \
+    || { cat "$tmp/install.log"; zdie "cmake --install --component hdf5 failed"; }
+  plugin="$prefix/$plugin_dir_rel/libH5Zzcoll.so"
+  for f in "$plugin" "$prefix/include/zcoll_h5.h"; do [ -e "$f" ] || zdie "not installed: $f"; done
+  if ldd "$plugin" | grep -Eq 'not found|libzcoll'; then ldd "$plugin"; zdie "the installed plugin needs other libraries"; fi
+  if [ -x "$build/tests/hdf5/h5_sample_writer" ] && command -v h5dump >/dev/null; then
+    "$build/tests/hdf5/h5_sample_writer" "$ZCOLL_ROOT/data" "$tmp/plugin_sample.h5" >/dev/null
+    out="$(HDF5_PLUGIN_PATH="$prefix/$plugin_dir_rel" h5dump -d /f32_2d -y -w 0 -m '%.9g' "$tmp/plugin_sample.h5" 2>&1 || true)"
+    n="$(printf '%s\n' "$out" | awk '/^ *DATA *\{/ {on = 1; next} on && /^ *\}/ {exit} on && /[0-9]/ {n++} END {print n + 0}')"
+    [ "$n" -eq 4200 ] || zdie "h5dump with the installed plugin printed $n values, not 4200"
+    zlog "HDF5 plugin: h5dump read 4200 values through the installed $plugin_dir_rel/libH5Zzcoll.so"
+  fi
+else
+  zlog "HDF5 plugin not built in $build: its install check skipped"
+fi
 zlog "check_install: OK ($build)"

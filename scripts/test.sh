@@ -3,6 +3,7 @@
 #   1. scripts/bootstrap.sh --no-build          missing apt packages (as root)
 #   2. for MPI in mpich openmpi:
 #        configure + build (Release) in build-<MPI>, ctest        stage "ctest-<MPI>"
+#        (every label, the HDF5 filter plugin's "hdf5" tests included when HDF5 is found)
 #        scripts/check_install.sh build-<MPI>                     stage "install-<MPI>"
 #   3. clang build with ZCOLL_BUILD_FUZZ=ON in build-fuzz, ctest  stage "fuzz"
 #   4. scripts/check_smpi.sh: build with SimGrid's smpicc, one simulated allreduce  stage "smpi"
@@ -95,6 +96,8 @@ ctest_mpi() {
   # Tests and bench ON explicitly: a build dir configured otherwise (e.g. by hand) is reset.
   zbuild "$mpi" Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_BUILD_BENCH=ON -DZCOLL_BUILD_FUZZ=OFF
   ctest --test-dir "build-$mpi" "${ctest_args[@]}"
+  # Say whether the HDF5 plugin's tests were part of it (they are not added without HDF5).
+  zlog "build-$mpi: HDF5 filter plugin tests (label hdf5): $(ctest --test-dir "build-$mpi" -N -L hdf5 | sed -n 's/^Total Tests: //p')"
 }
 for mpi in "${mpis[@]}"; do
   stage "ctest-$mpi" ctest_mpi "$mpi"
