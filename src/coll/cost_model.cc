@@ -19,7 +19,8 @@ namespace zcoll::coll {
 
 ModelState::ModelState() {
   for (auto& per_collective : learned)
-    for (auto& l : per_collective) l[0] = l[1] = 1.0;
+    for (auto& per_size : per_collective)
+      for (double& f : per_size) f = 1.0;
 }
 
 namespace {
@@ -145,7 +146,7 @@ struct Inputs {
 
 // Pipelined pieces overlap the codec with the wire, but not perfectly: the slower of the
 // two plus a third of the other (checked against the 1 and 10 Gbit/s runs of
-// docs/results.md; what remains is learned per collective).
+// docs/results.md; what remains is learned per collective, size and schedule).
 double overlap(double wire, double cpu) { return std::max(wire, cpu) + 0.3 * std::min(wire, cpu); }
 
 // Plain MPI, as MPICH and Open MPI run large messages.
@@ -354,7 +355,7 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   const double plain = plain_time(collective, m, bytes) * f[0];
   double best = 1e300;
   for (int a : candidates(c, collective, true))
-    best = std::min(best, schedule_time(c, collective, a, true, m, bytes) * std::min(f[1], 1.0));
+    best = std::min(best, schedule_time(c, collective, a, true, m, bytes) * std::min(f[a], 1.0));
   if (!(plain < best)) return false;
   d->plain = d->fast = true;
   d->t_predicted = d->t_predicted_plain = plain;
@@ -444,8 +445,8 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   double best_model = 0, best = 1e300;
   for (int alg : candidates(c, collective, homomorphic)) {
     const double t = schedule_time(c, collective, alg, homomorphic, m, bytes);
-    if (t * f[1] < best) {
-      best = t * f[1];
+    if (t * f[alg] < best) {
+      best = t * f[alg];
       best_model = t;
       d.choice.schedule = alg;
     }
@@ -454,7 +455,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   d.t_predicted = d.plain ? d.t_predicted_plain : best;
   s.last_collective = collective;
   s.last_size = size;
-  s.last_path = d.plain ? 0 : 1;
+  s.last_path = d.plain ? 0 : d.choice.schedule;
   s.last_model = d.plain ? plain_model : best_model;
   return d;
 }

@@ -5,7 +5,8 @@
 //           ZCOLL_NODE_LINK_GBPS, ZCOLL_NODE_LINK_LATENCY_US, zcoll_config.link_*);
 //   codec   compression ratio and per-thread compression and decompression speed of this
 //           call's data, from a sample of about 1.5% of each rank's values;
-//   learned measured/predicted time of earlier calls, per collective and path.
+//   learned measured/predicted time of earlier calls, per collective, size class and path
+//           (plain MPI or one schedule).
 // Every rank takes the same decision: the inputs that differ per rank travel in the
 // agreement allreduce every compressed call already makes (call.h), each rank keeps the
 // worst (MAX) of each, and the decision is a pure function of agreed values. Nothing
@@ -36,10 +37,10 @@ struct ModelState {
   double best_decompress[2] = {0, 0};      // (one thread): the fast path's lower bound
   double rho[ZCOLL_NUM_COLLECTIVES][2] = {};  // last agreed compressed/raw, per dtype
   // Measured / predicted, per collective, size class (a factor of 4 in bytes each, from
-  // 64 KiB) and path ([0] plain, [1] zcoll).
-  static constexpr int kSizeClasses = 8;
-  double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][2];
-  int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][2] = {};
+  // 64 KiB) and path: [0] plain MPI, [schedule] a zcoll schedule (zcoll_algorithm id).
+  static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_HIERARCHICAL + 1;
+  double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths];
+  int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
   // The last decided call, whose measured time (each rank's) the next agreement carries.
   int last_collective = -1, last_size = 0, last_path = 0;
   double last_model = 0;   // its predicted time before learning
