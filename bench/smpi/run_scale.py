@@ -105,6 +105,9 @@ def run_study(args, out_jsonl, log_dir):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     smpi_cfg = [f"--cfg=smpi/host-speed:{args.speed}", "--cfg=smpi/coll-selector:ompi",
                 "--cfg=smpi/display-timing:yes", f"--cfg=smpi/test:{args.test_cost}"]
+    for item in filter(None, args.smpi_coll.split(",")):
+        coll, _, algo = item.partition("=")
+        smpi_cfg.append(f"--cfg=smpi/{coll.strip()}:{algo.strip()}")
     if args.net_factors == "ideal":
         smpi_cfg += ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"]
     quiet = ["--log=smpi_colls.thres:warning", "--log=smpi_coll.thres:warning", "--log=xbt_cfg.thres:warning"]
@@ -237,6 +240,7 @@ def plot(out_dir, recs):
     flat = [ax for row in axes for ax in row]
     for ax in flat[len(ops):]:
         ax.set_visible(False)
+    max_e = max(r.get("effective_threads", 1) for r in recs)
     for ax, op in zip(flat, ops):
         lines = {}
         for r in recs:
@@ -250,6 +254,10 @@ def plot(out_dir, recs):
         for (algo, nbytes), pts in sorted(lines.items(), key=lambda kv: (not kv[0][0].startswith("zcoll"), kv[0][1])):
             pts.sort()
             ls, mk = (":", "^") if "vs plainring" in algo else styles.get(algo.split(" ")[0], ("-.", "v"))
+            e_tag = re.search(r"E=(\d+)", algo)
+            if e_tag and int(e_tag.group(1)) != max_e:  # a second effective thread count: hollow markers
+                mk = "s" if "vs plainring" not in algo else "v"
+                ls = "--" if "vs plainring" not in algo else ":"
             ax.plot([p[0] for p in pts], [p[1] for p in pts], ls=ls, marker=mk, color=colors[nbytes],
                     label=f"{algo}, {size_label(nbytes)}/rank")
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
@@ -347,7 +355,7 @@ def pivot(recs):
             "|" + "---|" * (4 + len(nodes))]
     for key in sorted(cells):
         _, op, nbytes, rpn, _, algo, e = key
-        what = {"mpi": "plain MPI time (SMPI's, reduction not charged)",
+        what = {"mpi": "plain MPI time (SMPI's" + (", reduction not charged)" if op == "allreduce" else ")"),
                 "plainring": "plainring time (reduction charged, 1 thread)"}.get(
             algo, f"{algo} E={e} speedup vs plain MPI" + (" / vs plainring" if op == "allreduce" else ""))
         rows.append(f"| {op} | {nbytes / 2**20:g} | {rpn} | {what} | " +
@@ -385,6 +393,10 @@ def main():
     ap.add_argument("--ranks-per-node", type=int, default=1, help="ranks (and cores) per simulated host (default 1)")
     ap.add_argument("--loopback-bw", default="12GBps", help="between ranks of one host (default 12GBps)")
     ap.add_argument("--loopback-lat", default="0.3us", help="between ranks of one host (default 0.3us)")
+    ap.add_argument("--smpi-coll", default="",
+                    help="plain MPI's algorithm per collective instead of the ompi selector's, e.g. "
+                         "bcast=scatter_LR_allgather (MPICH's long-message bcast; the ompi selector's choice for "
+                         "16 MiB takes minutes of simulation at 8 and 32 nodes)")
     ap.add_argument("--check-stride", type=int, default=1,
                     help="reductions: zcoll-bench checks every S-th element only (default 1)")
     ap.add_argument("--plot-only", action="store_true")
