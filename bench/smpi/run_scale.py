@@ -288,9 +288,9 @@ def plot(out_dir, recs):
         sel = [r for r in sel if r["nodes"] == top]
         big = max(r["bytes_per_rank"] for r in sel)
         sel = sorted((r for r in sel if r["bytes_per_rank"] == big),
-                     key=lambda r: ["mpi", "plainring", "zcoll"].index(r["algo"])
-                     if r["algo"] in ("mpi", "plainring", "zcoll") else 3)
-        names = [r["algo"] for r in sel]
+                     key=lambda r: (["mpi", "plainring", "zcoll"].index(r["algo"])
+                                    if r["algo"] in ("mpi", "plainring", "zcoll") else 3, -r.get("effective_threads", 1)))
+        names = [r["algo"] if r["algo"] in BASELINES else f"{r['algo']} E={r.get('effective_threads', 1)}" for r in sel]
         bottom = [0.0] * len(sel)
         for key, name in parts:
             vals = [1e3 * (r.get(key, 0.0) if r["algo"] not in BASELINES else (r["time_s"] if key == "t_comm_s" else 0.0))
@@ -300,6 +300,7 @@ def plot(out_dir, recs):
         other = [max(0.0, 1e3 * r["time_s"] - b) for r, b in zip(sel, bottom)]
         ax.bar(names, other, bottom=bottom, label="other")
         ax.set_title(f"{op}, {top} nodes, {size_label(big)}/rank", fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
     axes[0][0].set_ylabel("simulated ms (parts: slowest rank each)")
     axes[0][-1].legend(fontsize=7)
     fig.suptitle("SIMULATED time split (SimGrid SMPI; compute = this machine's single-thread CPU time / E; "
