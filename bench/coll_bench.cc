@@ -16,6 +16,14 @@
 // (MPI_Reduce_scatter_block), or, where N does not divide count, MPI_Reduce_scatter with the
 // first count % N ranks holding one element more.
 //
+// --algo plainring (allreduce only): a second uncompressed baseline, Open MPI's ring
+// allreduce (reduce-scatter then allgather, the next block's receive overlapping this one's
+// reduction) written here with MPI point-to-point, its reduction loop run by the bench on
+// one thread. Under SimGrid SMPI that loop is charged like any compute, while SMPI's own
+// MPI_Allreduce applies its MPI_Op untimed (bench/smpi/README.md). Its result is checked
+// like plain MPI's (bound: the rounding allowance only). --check-stride S checks only every
+// S-th element of a reduction's output (the reference costs p^2 x count in all).
+//
 // Timing: W warm-up calls, then K timed ones; each is MPI_Barrier, t0 = MPI_Wtime(), the
 // call, t = MPI_Wtime() - t0, MPI_Allreduce(MAX of t). time_s is the median over the K
 // calls of the slowest rank's time. Plain MPI (MPI_Allgather, ... on the same buffers, same
@@ -77,10 +85,10 @@ using namespace coll_errors;
 const char* const kUsage =
     "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE\n"
     "           [--dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
-    "           [--algo mpi|zcoll|zcoll-homomorphic|zcoll-doc|cprp2p|c-coll|ring|recursive-doubling|\n"
-    "                   bruck|binomial|scatter-allgather|pairwise|hierarchical]\n"
+    "           [--algo mpi|plainring|zcoll|auto|zcoll-homomorphic|zcoll-doc|cprp2p|c-coll|ring|\n"
+    "                   recursive-doubling|bruck|binomial|scatter-allgather|pairwise|hierarchical]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
-    "           [--root R] [--json]\n"
+    "           [--root R] [--check-stride S] [--json]\n"
     "  --op OP        allgather|bcast|scatter|gather|alltoall, or a reduction:\n"
     "                 reduce_scatter|allreduce|reduce\n"
     "  --input FILE   raw little-endian field; dtype from --dtype or the .f32/.f64 suffix\n"
@@ -93,7 +101,11 @@ const char* const kUsage =
     "                 algorithm, reductions combining compressed integers / decompress-operate-\n"
     "                 compress at every step; the others force that zcoll algorithm\n"
     "                 (recursive-doubling: allreduce; hierarchical: allreduce, bcast, allgather,\n"
-    "                 node-aware, nodes from ZCOLL_NODE_KEY or shared memory) (default zcoll)\n"
+    "                 node-aware, nodes from ZCOLL_NODE_KEY or shared memory) (default zcoll);\n"
+    "                 plainring (allreduce only) = a second uncompressed baseline: Open MPI's ring\n"
+    "                 allreduce (reduce-scatter, then allgather) written with MPI point-to-point, its\n"
+    "                 reduction loop run here on one thread, so that a simulator charges it\n"
+    "                 (SMPI's built-in collectives do not)\n"
     "  --bytes        message size of the MPI call (sendcount x element size), with K/M/G\n"
     "                 suffixes (powers of 1024); rounded to whole elements. Default 64M.\n"
     "                 scatter: each rank's block (the root holds N x bytes); alltoall: each\n"
@@ -104,6 +116,8 @@ const char* const kUsage =
     "  --warmup W     untimed calls first (default 2)\n"
     "  --threads T    codec threads per rank (default 1; 0 = the OpenMP default)\n"
     "  --root R       root of bcast/scatter/gather/reduce (default 0)\n"
+    "  --check-stride S  reductions: check every S-th output element only (default 1: all;\n"
+    "                 the exact reference costs p^2 x count element visits in all)\n"
     "  --json         one JSON line per run (from rank 0)\n"
     "--op, --algo, --bytes and --threads take comma-separated lists; every combination runs in\n"
     "this one launch (op, then size, algorithm, threads), one result line each.\n"
@@ -118,6 +132,7 @@ struct Opts {
   double eb = 1e-4;
   size_t bytes = size_t{64} << 20;
   int iters = 5, warmup = 2, threads = 1, root = 0;
+  size_t check_stride = 1;
   bool json = false, help = false;
   std::vector<std::string> ops, algos;
   std::vector<size_t> bytes_list;
@@ -130,6 +145,9 @@ std::vector<std::string> split_list(const std::string& s) { return zsupport::spl
 enum class Op { Allgather, Bcast, Scatter, Gather, Alltoall, ReduceScatter, Allreduce, Reduce };
 
 bool is_reduction(Op op) { return op == Op::ReduceScatter || op == Op::Allreduce || op == Op::Reduce; }
+
+// --algo plainring: not a zcoll algorithm (see Call::plainring).
+constexpr int kPlainRing = -1;
 
 // --algo: the zcoll algorithm and, for the reductions, how they combine.
 struct Algo {
@@ -201,6 +219,7 @@ Opts parse(int argc, char** argv) {
       for (const std::string& v : split_list(val())) o.threads_list.push_back(parse_int(a, v, 0));
     }
     else if (a == "--root") o.root = parse_int(a, val(), 0);
+    else if (a == "--check-stride") o.check_stride = static_cast<size_t>(parse_int(a, val(), 1));
     else if (a == "--json") o.json = true;
     else if (a == "--help" || a == "-h") o.help = true;
     else throw UsageError{"unknown option " + a};
@@ -249,6 +268,7 @@ const struct {
   const char* name;
   int algo, reduction, codec = ZCOLL_CODEC_FZL, decision = ZCOLL_DECIDE_COMPRESS;
 } kAlgos[] = {{"mpi", ZCOLL_ALGO_MPI, ZCOLL_REDUCTION_AUTO},
+              {"plainring", kPlainRing, ZCOLL_REDUCTION_AUTO},
               {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO, ZCOLL_CODEC_FZL, ZCOLL_DECIDE_MODEL},
               {"zcoll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
               {"c-coll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC, ZCOLL_CODEC_SZX},
@@ -284,7 +304,7 @@ const char* algo_name(int a) {
 // How the reductions of --algo combine: none (plain MPI), homomorphic (ZCOLL_REDUCTION_AUTO is
 // homomorphic) or doc (decompress-operate-compress; cprp2p is that without pipelining).
 const char* reduction_name(const Algo& a) {
-  if (a.algorithm == ZCOLL_ALGO_MPI) return "none";
+  if (a.algorithm == ZCOLL_ALGO_MPI || a.algorithm == kPlainRing) return "none";
   if (a.algorithm == ZCOLL_ALGO_CPRP2P || a.reduction == ZCOLL_REDUCTION_DOC) return "doc";
   return "homomorphic";
 }
@@ -292,7 +312,7 @@ const char* reduction_name(const Algo& a) {
 // zcoll.h's worst-case error of a reduction on p ranks, in units of the per-input bound, for
 // the path asked for (see the top comment). compressed: whether zcoll's compressed path ran.
 double reduction_bound_units(Op op, RedOp rop, const Algo& a, int p, bool compressed) {
-  if (a.algorithm == ZCOLL_ALGO_MPI || !compressed) return 0;
+  if (a.algorithm == ZCOLL_ALGO_MPI || a.algorithm == kPlainRing || !compressed) return 0;
   if (a.algorithm == ZCOLL_ALGO_CPRP2P && op == Op::Allreduce) return 2.0 * p - 2;
   const bool homomorphic = a.algorithm != ZCOLL_ALGO_CPRP2P && a.reduction != ZCOLL_REDUCTION_DOC;
   if (homomorphic && rop != RedOp::Sum) return 1;
@@ -331,7 +351,7 @@ struct Result {
   std::string op, algo, algo_ran = "mpi", dtype, eb_mode, input, reduce_op, reduction;
   bool is_reduction = false;
   int ranks = 0, iters = 0, warmup = 0, threads = 0, root = 0, compressed = 0;
-  size_t bytes_per_rank = 0;
+  size_t bytes_per_rank = 0, check_stride = 1;
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
   double t_predicted = 0, t_predicted_mpi = 0, ratio_predicted = 0, t_model = 0;  // AUTO's cost model
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
@@ -426,6 +446,7 @@ struct Call {
   const Buffers<T>& b;
   MPI_Datatype mt = mpi_type<T>();
   int rs_block = count / g_size;  // reduce_scatter where b.recvcounts is empty
+  mutable std::vector<T> scratch;  // plainring's two receive blocks
 
   int mpi(T* out) const {
     const void* in = b.send.data();
@@ -442,6 +463,53 @@ struct Call {
       case Op::Reduce: return MPI_Reduce(in, out, count, mt, mop, root, MPI_COMM_WORLD);
     }
     return MPI_ERR_OTHER;
+  }
+
+  // --algo plainring: an uncompressed ring allreduce as Open MPI's
+  // ompi_coll_base_allreduce_intra_ring does it: a reduce-scatter of p - 1 steps (each
+  // step posts the next block's receive before it reduces the block just received, so
+  // the transfer overlaps the reduction loop, then sends the reduced block on), then a
+  // ring allgather of p - 1 sendrecvs. The reduction loop runs here, single-threaded, as
+  // real MPI libraries reduce; under SMPI it is therefore charged, which SMPI's built-in
+  // MPI_Allreduce does not do (its MPI_Op runs inside the simulator, untimed).
+  int plainring(T* out) const {
+    const int p = g_size, r = g_rank, tag = 7411;
+    const size_t n = static_cast<size_t>(count);
+    std::memcpy(out, b.send.data(), n * sizeof(T));
+    if (p == 1) return MPI_SUCCESS;
+    auto beg = [&](int k) { return n * static_cast<size_t>(k) / static_cast<size_t>(p); };
+    auto len = [&](int k) { return static_cast<int>(beg(k + 1) - beg(k)); };
+    const size_t maxb = (n + p - 1) / p;
+    if (scratch.size() < 2 * maxb) scratch.resize(2 * maxb);
+    T* in[2] = {scratch.data(), scratch.data() + maxb};
+    const int right = (r + 1) % p, left = (r + p - 1) % p;
+    auto reduce = [&](T* acc, const T* x, int m) {
+      if (mop == MPI_SUM) for (int i = 0; i < m; ++i) acc[i] += x[i];
+      else if (mop == MPI_MAX) for (int i = 0; i < m; ++i) acc[i] = x[i] > acc[i] ? x[i] : acc[i];
+      else for (int i = 0; i < m; ++i) acc[i] = x[i] < acc[i] ? x[i] : acc[i];
+    };
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int rc = MPI_SUCCESS, inbi = 0;
+    const int first = (r + p - 1) % p;
+    rc |= MPI_Irecv(in[inbi], len(first), mt, left, tag, MPI_COMM_WORLD, &req[inbi]);
+    rc |= MPI_Send(out + beg(r), len(r), mt, right, tag, MPI_COMM_WORLD);
+    for (int k = 2; k < p; ++k) {
+      const int prev = (r - k + 1 + p) % p, next = (r - k + p) % p;
+      inbi ^= 1;
+      rc |= MPI_Irecv(in[inbi], len(next), mt, left, tag, MPI_COMM_WORLD, &req[inbi]);
+      rc |= MPI_Wait(&req[inbi ^ 1], MPI_STATUS_IGNORE);
+      reduce(out + beg(prev), in[inbi ^ 1], len(prev));
+      rc |= MPI_Send(out + beg(prev), len(prev), mt, right, tag, MPI_COMM_WORLD);
+    }
+    rc |= MPI_Wait(&req[inbi], MPI_STATUS_IGNORE);
+    const int done = (r + 1) % p;  // this rank's block of the result
+    reduce(out + beg(done), in[inbi], len(done));
+    for (int k = 0; k < p - 1; ++k) {
+      const int sb = (r + 1 - k + p) % p, rb = (r - k + p) % p;
+      rc |= MPI_Sendrecv(out + beg(sb), len(sb), mt, right, tag, out + beg(rb), len(rb), mt, left, tag,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return rc;
   }
 
   int zcoll(T* out, zcoll_comm zc) const {
@@ -537,7 +605,7 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
 // Collective: every rank calls it.
 template <class T>
 void record_errors(Op op, RedOp rop, const Algo& algo, const std::vector<T>& field, const Buffers<T>& b,
-                   const T* result, Result* res) {
+                   const T* result, Result* res, size_t stride) {
   const double eb_unit = res->eb_abs > 0 ? res->eb_abs : res->eb_abs_expected;
   auto over_eb = [&](double x) { return eb_unit > 0 ? x / eb_unit : (x > 0 ? INFINITY : 0); };
   ErrHist hist;
@@ -546,10 +614,10 @@ void record_errors(Op op, RedOp rop, const Algo& algo, const std::vector<T>& fie
   if (red) {
     ReduceRef<T> ref{&field, {}, b.global_off, rop};
     for (int q = 0; q < g_size; ++q) ref.shift.push_back(q * field.size() / g_size);
-    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist), &hist);
+    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist, stride), &hist);
     s_mpi = algo.algorithm == ZCOLL_ALGO_MPI
                 ? s
-                : summarize(compare(ref, b.ref.data() + b.cmp_off, b.cmp_len, eb_unit, nullptr), nullptr);
+                : summarize(compare(ref, b.ref.data() + b.cmp_off, b.cmp_len, eb_unit, nullptr, stride), nullptr);
   } else {
     const CopyRef<T> ref{b.ref.data() + b.cmp_off};
     s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist), &hist);
@@ -597,11 +665,22 @@ int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Res
     res->time_s = res->time_mpi_s;
     res->times = res->times_mpi;
     res->eb_abs = res->eb_abs_expected;
+  } else if (algo.algorithm == kPlainRing) {
+    res->time_s = zsupport::time_collective(o.warmup, o.iters, [&] { return call.plainring(b.got.data()); }, &rc,
+                                            &res->times);
+    if (rc) {
+      if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: plainring %s failed (code %d)\n", o.op.c_str(), rc);
+      return 1;
+    }
+    res->algo_ran = "plainring";
+    res->eb_abs = res->eb_abs_expected;
+    res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
+    result = b.got.data();
   } else {
     if (time_zcoll(o, algo, call, b.got.data(), res)) return 1;
     result = b.got.data();
   }
-  record_errors(op, rop, algo, field, b, result, res);
+  record_errors(op, rop, algo, field, b, result, res, is_reduction(op) ? o.check_stride : 1);
   return 0;
 }
 
@@ -616,8 +695,8 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"wire_bytes\":%.0f,\"max_abs_err\":%s,\"max_err_over_eb\":%s,\"err_p95_over_eb\":%s,\"mean_err\":%s,"
         "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
-        "\"root\":%d,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,\"t_predicted_mpi_s\":%s,"
-        "\"ratio_predicted\":%s,\"t_model_s\":%s}\n",
+        "\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
+        "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -626,7 +705,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.err_p95_over_eb, "%.6f").c_str(), json_number(r.mean_err, "%.6g").c_str(), json_number(r.mpi_max_abs_err).c_str(),
         json_number(r.bound_over_eb, "%.6f").c_str(), json_number(r.psnr_db, "%.3f").c_str(), json_number(r.nrmse, "%.6g").c_str(),
         json_number(r.t_compress, "%.6f").c_str(), json_number(r.t_comm, "%.6f").c_str(), json_number(r.t_decompress, "%.6f").c_str(),
-        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
+        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, r.check_stride, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
         json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
         json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str());
   } else {
@@ -688,6 +767,7 @@ int run_one(const Opts& o) {
   res.warmup = o.warmup;
   res.threads = o.threads;
   res.root = o.root;
+  res.check_stride = is_reduction(op) ? o.check_stride : 1;
   res.is_reduction = is_reduction(op);
   res.reduce_op = o.reduce_op;
   res.reduction = reduction_name(algo);
@@ -740,6 +820,9 @@ int coll_main(int argc, char** argv) {
       if (!parse_op(s, &op)) throw UsageError{"unknown --op " + s};
     for (const std::string& s : o.algos)
       if (!parse_algo(s, &algo)) throw UsageError{"unknown --algo " + s};
+    for (const std::string& s : o.algos)
+      for (const std::string& op_name : o.ops)
+        if (s == "plainring" && op_name != "allreduce") throw UsageError{"--algo plainring is for --op allreduce only"};
     if (o.root >= g_size) throw UsageError{"--root must be below the number of ranks"};
   } catch (const UsageError& e) {
     if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: %s\n%s", e.msg.c_str(), kUsage);

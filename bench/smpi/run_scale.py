@@ -22,6 +22,16 @@ nodes: all ranks live in this one process (memory), and the reductions' exact re
 p^2 x count element visits in total (each rank reduces every rank's input in double).
 
   .venv/bin/python bench/smpi/run_scale.py --build build-smpi --out bench/smpi/results
+
+Multi-thread codec, modelled (--effective-threads E): the compressed algorithms run in their
+own launch on hosts E times faster than smpi/host-speed, so every compute stretch of that
+launch costs 1/E of the CPU time it took here: codec work on E threads with perfect scaling
+(E = min(threads, memory-bandwidth cap); README.md says how E was derived). The baselines
+(mpi, plainring) run in another launch at factor 1: a real MPI reduces on one thread.
+plainring (allreduce only) is zcoll-bench's uncompressed ring allreduce with its reduction
+loop executed and therefore charged; SMPI's own MPI_Allreduce charges no reduction.
+--ranks-per-node R puts R ranks on each host (R cores, loopback between them); the
+effective thread count is then per rank.
 """
 
 import argparse
@@ -67,6 +77,9 @@ def parse_plan(text):
     return plan
 
 
+BASELINES = ("mpi", "plainring")
+
+
 def mem_estimate_gib(op, p, n):
     """Rough resident size of one launch (all ranks): per rank the field (<= 16 MiB) and the
     binary, plus the op's buffers (zcoll-bench's input/reference/result, zcoll's staging)."""
@@ -87,26 +100,31 @@ def run_study(args, out_jsonl, log_dir):
     ops = [op for op in args.ops.split(",") if op]
     plat_dir = os.path.join(log_dir, "platforms")
     os.makedirs(plat_dir, exist_ok=True)
+    if args.ranks_per_node < 1 or args.effective_threads < 1:
+        sys.exit("run_scale: --ranks-per-node and --effective-threads must be at least 1")
     env = dict(os.environ, OMP_NUM_THREADS="1")
     smpi_cfg = [f"--cfg=smpi/host-speed:{args.speed}", "--cfg=smpi/coll-selector:ompi",
                 "--cfg=smpi/display-timing:yes", f"--cfg=smpi/test:{args.test_cost}"]
+    for item in filter(None, args.smpi_coll.split(",")):
+        coll, _, algo = item.partition("=")
+        smpi_cfg.append(f"--cfg=smpi/{coll.strip()}:{algo.strip()}")
     if args.net_factors == "ideal":
         smpi_cfg += ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"]
     quiet = ["--log=smpi_colls.thres:warning", "--log=smpi_coll.thres:warning", "--log=xbt_cfg.thres:warning"]
     t_start = time.time()
     failures = 0
+    rpn = args.ranks_per_node
+    algos = [a for a in args.algos.split(",") if a]
+    speed_val, speed_unit = re.fullmatch(r"([0-9.]+)(\D*)", args.speed).groups()
     for nodes in (int(x) for x in args.nodes.split(",")):
-        platform = os.path.join(plat_dir, f"cluster_{nodes}.xml")
-        hostfile = os.path.join(plat_dir, f"hosts_{nodes}.txt")
-        subprocess.run([sys.executable, os.path.join(HERE, "make_platform.py"), "--nodes", str(nodes), "--bw", args.bw,
-                        "--lat", args.lat, "--speed", args.speed, "--out", platform, "--hostfile", hostfile], check=True)
+        ranks = nodes * rpn
         for op in ops:
             sizes = []
             for text, nbytes, cap in plan.get(op, []):
                 if cap is not None and nodes > cap:
                     print(f"run_scale: {nodes} nodes {op} {text}: skipped (plan: up to {cap} nodes)", file=sys.stderr)
                     continue
-                gib = mem_estimate_gib(op, nodes, nbytes)
+                gib = mem_estimate_gib(op, ranks, nbytes)
                 if gib > args.mem_gib:
                     print(f"run_scale: {nodes} nodes {op} {text}: skipped (about {gib:.1f} GiB > --mem-gib "
                           f"{args.mem_gib})", file=sys.stderr)
@@ -114,36 +132,63 @@ def run_study(args, out_jsonl, log_dir):
                 sizes.append(text)
             if not sizes:
                 continue
-            elapsed = time.time() - t_start
-            if elapsed > args.budget_s:
-                print(f"run_scale: {nodes} nodes {op} {','.join(sizes)}: not run, wall-time budget of "
-                      f"{args.budget_s} s spent ({elapsed:.0f} s)", file=sys.stderr)
-                failures += 1
-                continue
-            cmd = ["timeout", str(args.timeout), smpirun, "-np", str(nodes), "-platform", platform, "-hostfile",
-                   hostfile, *smpi_cfg, *quiet, bench, "coll", "--op", op, "--input", args.input, "--eb-mode",
-                   "rel", "--eb", str(args.eb), "--bytes", ",".join(sizes), "--algo", args.algos, "--threads", "1",
-                   "--iters", str(args.iters), "--warmup", str(args.warmup), "--json"]
-            print(f"run_scale: {nodes} nodes {op} {','.join(sizes)}: {' '.join(cmd)}", file=sys.stderr, flush=True)
-            log_path = os.path.join(log_dir, f"n{nodes}_{op}_{'_'.join(sizes)}.log")
-            t0 = time.time()
-            with open(log_path, "w") as log:
-                proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
-            wall = time.time() - t0
-            log_text = open(log_path).read()
-            sim = re.search(r"Simulated time: ([0-9.e+-]+) seconds", log_text)
-            took = re.search(r"The simulation took ([0-9.e+-]+) seconds", log_text)
-            comp = re.search(r"([0-9.e+-]+) seconds were actual computation", log_text)
-            got = append_results(proc.stdout, out_jsonl, nodes=nodes, simulated=True,
-                                 platform=f"{nodes} hosts, {args.bw} links, {args.lat} per link, non-blocking switch",
-                                 net_factors=args.net_factors, host_speed=args.speed,
-                                 charged="smpi/host-speed = host speed: simulated compute = this machine's CPU time",
-                                 smpi_cfg=" ".join(smpi_cfg), launch_wall_s=round(wall, 1))
-            print(f"run_scale: {nodes} nodes {op}: {got} results, exit {proc.returncode}, wall {wall:.0f} s "
-                  f"(simulated {sim.group(1) if sim else '?'} s; application compute "
-                  f"{comp.group(1) if comp else '?'} s of {took.group(1) if took else '?'} s); total "
-                  f"{time.time() - t_start:.0f} s; log {log_path}", file=sys.stderr, flush=True)
-            failures += proc.returncode != 0
+            # Launches: the baselines at host speed factor 1 (plainring only where it applies;
+            # plain MPI alone only if no compressed algorithm runs, since every launch times it
+            # first anyway), the compressed algorithms at factor E.
+            base = [a for a in algos if a in BASELINES and (a != "plainring" or op == "allreduce")]
+            comp = [a for a in algos if a not in BASELINES]
+            launches = []
+            if "plainring" in base or not comp:
+                launches.append((base, 1))
+            if comp:
+                launches.append((comp, args.effective_threads))
+            for launch_algos, factor in launches:
+                elapsed = time.time() - t_start
+                if elapsed > args.budget_s:
+                    print(f"run_scale: {nodes} nodes {op} {','.join(sizes)}: not run, wall-time budget of "
+                          f"{args.budget_s} s spent ({elapsed:.0f} s)", file=sys.stderr)
+                    failures += 1
+                    continue
+                host_speed = f"{float(speed_val) * factor:g}{speed_unit}"
+                tag = f"n{nodes}{f'x{rpn}' if rpn > 1 else ''}_E{factor}"
+                platform = os.path.join(plat_dir, f"cluster_{tag}.xml")
+                hostfile = os.path.join(plat_dir, f"hosts_{tag}.txt")
+                subprocess.run([sys.executable, os.path.join(HERE, "make_platform.py"), "--nodes", str(nodes),
+                                "--ranks-per-node", str(rpn), "--loopback-bw", args.loopback_bw, "--loopback-lat",
+                                args.loopback_lat, "--bw", args.bw, "--lat", args.lat, "--speed", host_speed, "--out",
+                                platform, "--hostfile", hostfile], check=True)
+                cmd = ["timeout", str(args.timeout), smpirun, "-np", str(ranks), "-platform", platform, "-hostfile",
+                       hostfile, *smpi_cfg, *quiet, bench, "coll", "--op", op, "--input", args.input, "--eb-mode",
+                       "rel", "--eb", str(args.eb), "--bytes", ",".join(sizes), "--algo", ",".join(launch_algos),
+                       "--threads", "1", "--iters", str(args.iters), "--warmup", str(args.warmup),
+                       "--check-stride", str(args.check_stride), "--json"]
+                print(f"run_scale: {nodes} nodes x {rpn} {op} {','.join(sizes)} E={factor}: {' '.join(cmd)}",
+                      file=sys.stderr, flush=True)
+                log_path = os.path.join(log_dir, f"{tag}_{op}_{'_'.join(sizes)}.log")
+                t0 = time.time()
+                with open(log_path, "w") as log:
+                    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+                wall = time.time() - t0
+                log_text = open(log_path).read()
+                sim = re.search(r"Simulated time: ([0-9.e+-]+) seconds", log_text)
+                took = re.search(r"The simulation took ([0-9.e+-]+) seconds", log_text)
+                cpu = re.search(r"([0-9.e+-]+) seconds were actual computation", log_text)
+                charged = ("smpi/host-speed = host speed: simulated compute = this machine's CPU time" if factor == 1
+                           else f"host speed = {factor} x smpi/host-speed: simulated compute = this machine's "
+                                f"single-thread CPU time / {factor} (effective threads, modelled)")
+                got = append_results(proc.stdout, out_jsonl, nodes=nodes, ranks_per_node=rpn, simulated=True,
+                                     platform=f"{nodes} hosts, {args.bw} links, {args.lat} per link, non-blocking "
+                                              f"switch, {rpn} rank(s) per host"
+                                              + (f" (loopback {args.loopback_bw}, {args.loopback_lat})" if rpn > 1
+                                                 else ""),
+                                     net_factors=args.net_factors, host_speed=host_speed, smpi_host_speed=args.speed,
+                                     effective_threads=factor, charged=charged, smpi_cfg=" ".join(smpi_cfg),
+                                     launch_wall_s=round(wall, 1), load1=os.getloadavg()[0])
+                print(f"run_scale: {nodes} nodes x {rpn} {op} E={factor}: {got} results, exit {proc.returncode}, "
+                      f"wall {wall:.0f} s (simulated {sim.group(1) if sim else '?'} s; application compute "
+                      f"{cpu.group(1) if cpu else '?'} s of {took.group(1) if took else '?'} s); total "
+                      f"{time.time() - t_start:.0f} s; log {log_path}", file=sys.stderr, flush=True)
+                failures += proc.returncode != 0
     return failures
 
 
@@ -152,17 +197,26 @@ def load(out_jsonl):
     # A configuration measured twice (a rerun): keep the latest.
     latest = {}
     for r in recs:
-        latest[(r["op"], r["nodes"], r["bytes_per_rank"], r["algo"])] = r
-    return list(latest.values())
+        latest[(r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"], r["algo"],
+                r.get("effective_threads", 1))] = r
+    recs = list(latest.values())
+    # Speedup over the plainring baseline (same op, nodes, ranks per node, size) where it ran.
+    ring = {(r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"]): r["time_s"] for r in recs
+            if r["algo"] == "plainring"}
+    for r in recs:
+        t = ring.get((r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"]))
+        r["time_plainring_s"] = t
+        r["speedup_vs_plainring"] = t / r["time_s"] if t and r["time_s"] > 0 else None
+    return recs
 
 
 def size_label(nbytes):
     return f"{nbytes / 2**20:g} MiB" if nbytes >= 2**20 else f"{nbytes / 2**10:g} KiB"
 
 
-TITLE = ("SIMULATED with SimGrid SMPI 3.32: {bw} links, ~1 us, non-blocking switch, one rank per node; "
-         "single-thread compression,\ncompute charged at this machine's measured CPU time "
-         "(smpi/host-speed = host speed = {speed}); field {field}, REL {eb:g}")
+TITLE = ("SIMULATED with SimGrid SMPI 3.32: {bw} links, ~1 us, non-blocking switch; compressed algorithms' compute "
+         "charged at this machine's\nsingle-thread CPU time / E (E = modelled effective codec threads); baselines at "
+         "factor 1; field {field}, REL {eb:g}")
 
 
 def plot(out_dir, recs):
@@ -175,7 +229,7 @@ def plot(out_dir, recs):
     if not ops:
         return written
     first = recs[0]
-    title = TITLE.format(bw=first["platform"].split(", ")[1].replace(" links", ""), speed=first["host_speed"],
+    title = TITLE.format(bw=first["platform"].split(", ")[1].replace(" links", ""),
                          field=os.path.basename(first["input"]), eb=first["eb"])
     sizes = sorted({r["bytes_per_rank"] for r in recs})
     colors = {s: plt.cm.viridis(i / max(1, len(sizes) - 1) * 0.85) for i, s in enumerate(sizes)}
@@ -186,14 +240,24 @@ def plot(out_dir, recs):
     flat = [ax for row in axes for ax in row]
     for ax in flat[len(ops):]:
         ax.set_visible(False)
+    max_e = max(r.get("effective_threads", 1) for r in recs)
     for ax, op in zip(flat, ops):
         lines = {}
         for r in recs:
-            if r["op"] == op and r["algo"] != "mpi":
-                lines.setdefault((r["algo"], r["bytes_per_rank"]), []).append((r["nodes"], r["speedup_vs_mpi"]))
-        for (algo, nbytes), pts in sorted(lines.items(), key=lambda kv: (kv[0][0] != "zcoll", kv[0][1])):
+            if r["op"] == op and r["algo"] not in BASELINES:
+                rpn = r.get("ranks_per_node", 1)
+                tag = f"{r['algo']} E={r.get('effective_threads', 1)}" + (f", {rpn}/node" if rpn > 1 else "")
+                lines.setdefault((tag, r["bytes_per_rank"]), []).append((r["nodes"], r["speedup_vs_mpi"]))
+                if r.get("speedup_vs_plainring"):
+                    lines.setdefault((tag + " vs plainring", r["bytes_per_rank"]), []).append(
+                        (r["nodes"], r["speedup_vs_plainring"]))
+        for (algo, nbytes), pts in sorted(lines.items(), key=lambda kv: (not kv[0][0].startswith("zcoll"), kv[0][1])):
             pts.sort()
-            ls, mk = styles.get(algo, (":", "^"))
+            ls, mk = (":", "^") if "vs plainring" in algo else styles.get(algo.split(" ")[0], ("-.", "v"))
+            e_tag = re.search(r"E=(\d+)", algo)
+            if e_tag and int(e_tag.group(1)) != max_e:  # a second effective thread count: hollow markers
+                mk = "s" if "vs plainring" not in algo else "v"
+                ls = "--" if "vs plainring" not in algo else ":"
             ax.plot([p[0] for p in pts], [p[1] for p in pts], ls=ls, marker=mk, color=colors[nbytes],
                     label=f"{algo}, {size_label(nbytes)}/rank")
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
@@ -204,7 +268,7 @@ def plot(out_dir, recs):
         ax.set_title(f"{op} (simulated)")
         ax.set_xlabel("nodes (simulated)")
         ax.set_ylim(0, max(1.1, 1.1 * max((p[1] for pts in lines.values() for p in pts), default=1)))
-        ax.set_ylabel("speedup over plain MPI (simulated)")
+        ax.set_ylabel("speedup (simulated; dotted: over plainring)")
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=8)
     fig.tight_layout()
@@ -218,25 +282,29 @@ def plot(out_dir, recs):
              ("t_decompress_s", "decompression")]
     fig, axes = plt.subplots(1, len(ops), figsize=(3.4 * len(ops), 3.8), squeeze=False)
     for ax, op in zip(axes[0], ops):
-        sel = [r for r in recs if r["op"] == op]
+        sel = [r for r in recs if r["op"] == op and r.get("ranks_per_node", 1) == 1] or \
+            [r for r in recs if r["op"] == op]
         top = max(r["nodes"] for r in sel)
         sel = [r for r in sel if r["nodes"] == top]
         big = max(r["bytes_per_rank"] for r in sel)
-        sel = sorted((r for r in sel if r["bytes_per_rank"] == big), key=lambda r: ["mpi", "zcoll"].index(r["algo"])
-                     if r["algo"] in ("mpi", "zcoll") else 2)
-        names = [r["algo"] for r in sel]
+        sel = sorted((r for r in sel if r["bytes_per_rank"] == big),
+                     key=lambda r: (["mpi", "plainring", "zcoll"].index(r["algo"])
+                                    if r["algo"] in ("mpi", "plainring", "zcoll") else 3, -r.get("effective_threads", 1)))
+        names = [r["algo"] if r["algo"] in BASELINES else f"{r['algo']} E={r.get('effective_threads', 1)}" for r in sel]
         bottom = [0.0] * len(sel)
         for key, name in parts:
-            vals = [1e3 * (r.get(key, 0.0) if r["algo"] != "mpi" else (r["time_s"] if key == "t_comm_s" else 0.0))
+            vals = [1e3 * (r.get(key, 0.0) if r["algo"] not in BASELINES else (r["time_s"] if key == "t_comm_s" else 0.0))
                     for r in sel]
             ax.bar(names, vals, bottom=bottom, label=name)
             bottom = [b + v for b, v in zip(bottom, vals)]
         other = [max(0.0, 1e3 * r["time_s"] - b) for r, b in zip(sel, bottom)]
         ax.bar(names, other, bottom=bottom, label="other")
         ax.set_title(f"{op}, {top} nodes, {size_label(big)}/rank", fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
     axes[0][0].set_ylabel("simulated ms (parts: slowest rank each)")
     axes[0][-1].legend(fontsize=7)
-    fig.suptitle("SIMULATED time split (SimGrid SMPI; compute = this machine's CPU time, single thread)", fontsize=9)
+    fig.suptitle("SIMULATED time split (SimGrid SMPI; compute = this machine's single-thread CPU time / E; "
+                 "baselines: all of it as communication)", fontsize=8)
     fig.tight_layout()
     path = os.path.join(out_dir, "breakdown.png")
     fig.savefig(path, dpi=110)
@@ -246,36 +314,52 @@ def plot(out_dir, recs):
 
 
 def table(recs):
-    head = ("| op | MiB/rank | nodes | algo (ran) | MPI s | algo s | speedup | ratio | compress s | reduce s "
-            "| decompress s | max_err/eb (bound) |")
-    rows = [head, "|" + "---|" * 12]
+    head = ("| op | MiB/rank | nodes | ranks/node | algo (ran) | E | MPI s | plainring s | algo s | vs MPI | vs plainring "
+            "| ratio | compress s | reduce s | decompress s | max_err/eb (bound) |")
+    rows = [head, "|" + "---|" * 16]
     order = {op: i for i, op in enumerate(OPS)}
-    algo_order = {"mpi": 0, "zcoll": 1, "cprp2p": 2}
-    for r in sorted(recs, key=lambda r: (order.get(r["op"], 99), r["bytes_per_rank"], r["nodes"],
-                                         algo_order.get(r["algo"], 9))):
-        rows.append(f"| {r['op']} | {r['bytes_per_rank'] / 2**20:g} | {r['nodes']} | {r['algo']} ({r['algo_ran']}) "
-                    f"| {r['time_mpi_s']:.5f} | {r['time_s']:.5f} | {r['speedup_vs_mpi']:.3f} | {r['ratio']:.2f} "
+    algo_order = {"mpi": 0, "plainring": 1, "zcoll": 2, "cprp2p": 3}
+    for r in sorted(recs, key=lambda r: (order.get(r["op"], 99), r["bytes_per_rank"], r.get("ranks_per_node", 1),
+                                         r["nodes"], algo_order.get(r["algo"], 9))):
+        ring = r.get("time_plainring_s")
+        vs_ring = r.get("speedup_vs_plainring")
+        rows.append(f"| {r['op']} | {r['bytes_per_rank'] / 2**20:g} | {r['nodes']} | {r.get('ranks_per_node', 1)} "
+                    f"| {r['algo']} ({r['algo_ran']}) | {r.get('effective_threads', 1)} | {r['time_mpi_s']:.5f} "
+                    f"| {f'{ring:.5f}' if ring else '-'} | {r['time_s']:.5f} | {r['speedup_vs_mpi']:.3f} "
+                    f"| {f'{vs_ring:.3f}' if vs_ring else '-'} | {r['ratio']:.2f} "
                     f"| {r['t_compress_s']:.5f} | {r['t_reduce_s']:.5f} | {r['t_decompress_s']:.5f} "
                     f"| {r['max_err_over_eb']:.3f} ({r['bound_over_eb']:.0f}) |")
     return "\n".join(rows) + "\n"
 
 
 def pivot(recs):
-    """Speedup over plain MPI per (op, size, algorithm) and node count, and plain MPI's time."""
+    """Per (op, size, ranks per node, algorithm) and node count: plain MPI's and plainring's
+    times, the compressed algorithms' speedups over plain MPI (and over plainring)."""
     nodes = sorted({r["nodes"] for r in recs})
     order = {op: i for i, op in enumerate(OPS)}
-    algo_order = {"mpi": 0, "zcoll": 1, "cprp2p": 2}
+    algo_order = {"mpi": 0, "plainring": 1, "zcoll": 2, "cprp2p": 3}
     cells = {}
     for r in recs:
-        key = (order.get(r["op"], 99), r["op"], r["bytes_per_rank"], algo_order.get(r["algo"], 9), r["algo"])
-        cells.setdefault(key, {})[r["nodes"]] = (
-            f"{1e3 * r['time_s']:.2f} ms" if r["algo"] == "mpi" else f"{r['speedup_vs_mpi']:.3f}x")
-    rows = ["| op | MiB/rank | algo | " + " | ".join(f"{n} nodes" for n in nodes) + " |",
-            "|" + "---|" * (3 + len(nodes))]
+        rpn = r.get("ranks_per_node", 1)
+        key = (order.get(r["op"], 99), r["op"], r["bytes_per_rank"], rpn, algo_order.get(r["algo"], 9), r["algo"],
+               r.get("effective_threads", 1))
+        if r["algo"] not in BASELINES:  # plain MPI's time from this launch, unless a baseline launch has it
+            mkey = (order.get(r["op"], 99), r["op"], r["bytes_per_rank"], rpn, 0, "mpi", 1)
+            cells.setdefault(mkey, {}).setdefault(r["nodes"], f"{1e3 * r['time_mpi_s']:.2f} ms")
+        if r["algo"] in ("mpi", "plainring"):
+            text = f"{1e3 * r['time_s']:.2f} ms"
+        else:
+            vs = r.get("speedup_vs_plainring")
+            text = f"{r['speedup_vs_mpi']:.2f}x" + (f" / {vs:.2f}x" if vs else "")
+        cells.setdefault(key, {})[r["nodes"]] = text
+    rows = ["| op | MiB/rank | ranks/node | what | " + " | ".join(f"{n} nodes" for n in nodes) + " |",
+            "|" + "---|" * (4 + len(nodes))]
     for key in sorted(cells):
-        _, op, nbytes, _, algo = key
-        what = "plain MPI time" if algo == "mpi" else f"{algo} speedup"
-        rows.append(f"| {op} | {nbytes / 2**20:g} | {what} | " +
+        _, op, nbytes, rpn, _, algo, e = key
+        what = {"mpi": "plain MPI time (SMPI's" + (", reduction not charged)" if op == "allreduce" else ")"),
+                "plainring": "plainring time (reduction charged, 1 thread)"}.get(
+            algo, f"{algo} E={e} speedup vs plain MPI" + (" / vs plainring" if op == "allreduce" else ""))
+        rows.append(f"| {op} | {nbytes / 2**20:g} | {rpn} | {what} | " +
                     " | ".join(cells[key].get(n, "-") for n in nodes) + " |")
     return "\n".join(rows) + "\n"
 
@@ -304,6 +388,18 @@ def main():
     ap.add_argument("--mem-gib", type=float, default=18.0, help="skip launches estimated above this (default 18)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per launch (default 1800)")
     ap.add_argument("--budget-s", type=int, default=2400, help="start no launch after this much wall time")
+    ap.add_argument("--effective-threads", type=int, default=1,
+                    help="E: the compressed algorithms' launch runs on hosts E x smpi/host-speed, so their compute "
+                         "costs 1/E of this machine's single-thread CPU time (modelled multi-thread codec; default 1)")
+    ap.add_argument("--ranks-per-node", type=int, default=1, help="ranks (and cores) per simulated host (default 1)")
+    ap.add_argument("--loopback-bw", default="12GBps", help="between ranks of one host (default 12GBps)")
+    ap.add_argument("--loopback-lat", default="0.3us", help="between ranks of one host (default 0.3us)")
+    ap.add_argument("--smpi-coll", default="",
+                    help="plain MPI's algorithm per collective instead of the ompi selector's, e.g. "
+                         "bcast=scatter_LR_allgather (MPICH's long-message bcast; the ompi selector's choice for "
+                         "16 MiB takes minutes of simulation at 8 and 32 nodes)")
+    ap.add_argument("--check-stride", type=int, default=1,
+                    help="reductions: zcoll-bench checks every S-th element only (default 1)")
     ap.add_argument("--plot-only", action="store_true")
     ap.add_argument("--fresh", action="store_true", help="start a new scale.jsonl instead of appending")
     args = ap.parse_args()
@@ -318,7 +414,9 @@ def main():
     for p in plot(args.out, recs):
         print(f"run_scale: wrote {p}", file=sys.stderr)
     with open(os.path.join(args.out, "scale_table.md"), "w") as f:
-        f.write("SIMULATED (SimGrid SMPI 3.32); compute charged at this machine's measured CPU time.\n\n")
+        f.write("SIMULATED (SimGrid SMPI 3.32); compute charged at this machine's measured single-thread CPU time, "
+                "divided by E (effective codec threads, modelled) for the compressed algorithms; plain MPI and "
+                "plainring at factor 1.\n\n")
         f.write(pivot(recs) + "\n")
         f.write(table(recs))
     print(pivot(recs))

@@ -167,6 +167,12 @@ bool dims_valid(int ndims, const size_t dims[3], size_t count) {
 // owns the chunks of a contiguous range and writes them into that range's share of the
 // raw layout (every chunk is at most raw, so shares never overflow); then the shares
 // slide down into place, in order. The bytes do not depend on the thread count.
+//
+// The slide is part of the parallel region: when the whole compressed data ends below the
+// first share that moves (compression ratio above about the thread count), no destination
+// overlaps a source, so the bytes to move are split evenly over all threads; otherwise the
+// shares are moved one after the other (memmove). Ranges are dealt round-robin over the
+// threads the team actually has.
 template <class Put>
 int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* out_size, Put&& put) {
   uint8_t* o = static_cast<uint8_t*>(out);
@@ -175,37 +181,56 @@ int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* o
   const size_t raw_layout = plan.data_offset() + plan.count * plan.esize;
   // One pass in order for one thread, and for outputs smaller than the raw layout.
   if (threads <= 1 || out_cap < raw_layout) threads = 1;
-  std::vector<size_t> first(threads + 1), used(threads, 0);
+  std::vector<size_t> first(threads + 1), used(threads, 0), begin(threads), dest(threads + 1);
   for (int t = 0; t <= threads; ++t) first[t] = plan.nchunks * t / threads;
+  for (int t = 0; t < threads; ++t) begin[t] = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
   std::atomic<int> error{ZCOLL_SUCCESS};
+  bool parallel_slide = false;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    const int t = omp_get_thread_num();
-    try {
-      const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
-      const size_t slot_end = threads == 1 ? out_cap
-          : first[t + 1] < plan.nchunks ? plan.data_offset() + plan.chunk_begin(first[t + 1]) * plan.esize
-                                        : raw_layout;
-      size_t pos = slot_begin;
-      for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
-        uint8_t* idx = o + plan.entry_offset(k);
-        const int r = put(k, o + pos, slot_end - pos, idx);
-        if (r) {
-          error.store(r);
-          break;
+    const int id = omp_get_thread_num(), team = omp_get_num_threads();
+    for (int t = id; t < threads; t += team) {
+      try {
+        const size_t slot_end = threads == 1 ? out_cap : t + 1 < threads ? begin[t + 1] : raw_layout;
+        size_t pos = begin[t];
+        for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
+          uint8_t* idx = o + plan.entry_offset(k);
+          const int r = put(k, o + pos, slot_end - pos, idx);
+          if (r) {
+            error.store(r);
+            break;
+          }
+          pos += load_u32(idx) & ~kRawChunkFlag;
         }
-        pos += load_u32(idx) & ~kRawChunkFlag;
+        used[t] = pos - begin[t];
+      } catch (const std::bad_alloc&) {
+        error.store(ZCOLL_ERR_NO_MEMORY);
       }
-      used[t] = pos - slot_begin;
-    } catch (const std::bad_alloc&) {
-      error.store(ZCOLL_ERR_NO_MEMORY);
+    }
+    if (threads > 1) {
+#pragma omp barrier
+#pragma omp single
+      {
+        dest[0] = plan.data_offset();
+        for (int t = 0; t < threads; ++t) dest[t + 1] = dest[t] + used[t];
+        parallel_slide = error.load() == 0 && dest[threads] <= begin[1];
+      }  // (a barrier)
+      if (parallel_slide) {
+        // Bytes [dest[1], dest[threads]) of the result come from the shares 1..threads-1;
+        // this thread copies its even part of them.
+        const size_t lo = dest[1], total = dest[threads] - lo;
+        const size_t a = lo + total * id / team, b = lo + total * (id + 1) / team;
+        for (int t = 1; t < threads; ++t) {
+          const size_t x = std::max(a, dest[t]), y = std::min(b, dest[t + 1]);
+          if (x < y) std::memcpy(o + x, o + begin[t] + (x - dest[t]), y - x);
+        }
+      }
     }
   }
   if (error.load()) return error.load();
   size_t pos = plan.data_offset();
   for (int t = 0; t < threads; ++t) {
-    const size_t slot_begin = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
-    if (pos != slot_begin) std::memmove(o + pos, o + slot_begin, used[t]);
+    if (!parallel_slide && pos != begin[t]) std::memmove(o + pos, o + begin[t], used[t]);
     pos += used[t];
   }
   seal_header(plan, o);

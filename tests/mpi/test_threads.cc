@@ -1,0 +1,296 @@
+// MPI test: the compressed collectives give the same bytes for any codec thread count
+// (issue 17). Every collective runs on a slice of a real field (data/turb_wmag, rank r's
+// slice rotated by r) with config.codec.threads = 1, 2 and 3; every output element must be
+// bit-identical to the 1-thread run's, and so must zcoll_last_stats' wire_bytes, raw_bytes
+// and eb_abs (and the compressed path must have run). Covered: allreduce SUM and MAX on the
+// ring (homomorphic fold), on recursive doubling (homomorphic combine) and with DOC
+// (decompress-operate-compress), reduce_scatter_block, reduce, bcast (binomial and
+// scatter-allgather), allgather (ring and Bruck), allgatherv, alltoall, scatter and gather,
+// each for float and double, REL 1e-4 (so the value-range pass runs with threads too).
+// Counts are large enough that every thread count splits the chunks of a piece (4 chunks of
+// 16384 values) and the range pass (65536 values per thread) differently.
+//
+//   zcoll_mpi_threads_tests [section ...]    sections: reductions movement
+//
+// ctest runs it on 2 and 3 ranks with OMP_NUM_THREADS=3 and ZCOLL_DECIDE=compress.
+#include <zcoll.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mpi_check.h"
+
+#ifndef ZCOLL_TEST_DATA_DIR
+#error "ZCOLL_TEST_DATA_DIR must be defined"
+#endif
+
+namespace {
+
+std::vector<float> g_field;
+
+void load_field() {
+  const std::string path = std::string(ZCOLL_TEST_DATA_DIR) + "/turb_wmag_91x91x91.f32";
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    std::fseek(f, 0, SEEK_END);
+    g_field.resize(static_cast<size_t>(std::ftell(f)) / sizeof(float));
+    std::fseek(f, 0, SEEK_SET);
+    g_field.resize(std::fread(g_field.data(), sizeof(float), g_field.size(), f));
+    std::fclose(f);
+  }
+  EXPECT(!g_field.empty(), "cannot read %s", path.c_str());
+  if (g_field.empty()) g_field.assign(1000, 1.0f);
+}
+
+// n values of the field from owner's offset (doubles: the float values plus a smooth term,
+// so that they are not float values).
+template <class T>
+std::vector<T> slice(int owner, size_t n) {
+  const size_t len = g_field.size(), start = static_cast<size_t>(owner) * (len / 5 + 977) % len;
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t k = (start + i) % len;
+    double x = g_field[k];
+    if (sizeof(T) == 8) x += 0.25 * std::sin(0.0123 * static_cast<double>(k));
+    v[i] = static_cast<T>(x);
+  }
+  return v;
+}
+
+template <class T>
+MPI_Datatype mpi_type() {
+  return sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+}
+
+const int kThreads[] = {1, 2, 3};
+
+struct Outcome {
+  std::vector<unsigned char> out;  // the output buffer's bytes
+  zcoll_stats st{};
+  int rc = ZCOLL_SUCCESS;
+};
+
+// Runs call(zc) -> rc on a new communicator with codec.threads = t (algorithm and reduction
+// as given, for collective coll), and returns the bytes of the output it wrote.
+Outcome run(int t, int coll, int algorithm, int reduction, const std::function<int(zcoll_comm)>& call,
+            const std::function<std::vector<unsigned char>()>& output) {
+  Outcome o;
+  zcoll_config cfg;
+  zcoll_config_init(&cfg);
+  cfg.codec.eb_mode = ZCOLL_EB_REL;
+  cfg.codec.eb = 1e-4;
+  cfg.codec.threads = t;
+  cfg.reduction = reduction;
+  if (algorithm != ZCOLL_ALGO_AUTO) cfg.algorithms[coll] = algorithm;
+  zcoll_comm zc = nullptr;
+  o.rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+  EXPECT_RC(o.rc, ZCOLL_SUCCESS);
+  if (o.rc) return o;
+  {
+    Watchdog w("a collective of test_threads", 60);
+    o.rc = call(zc);
+  }
+  EXPECT_RC(o.rc, ZCOLL_SUCCESS);
+  zcoll_last_stats(zc, &o.st);
+  zcoll_comm_free(&zc);
+  o.out = output();
+  return o;
+}
+
+// The same collective with 1, 2 and 3 threads: outputs and stats identical to 1 thread's.
+void same_for_every_thread_count(const char* what, int coll, int algorithm, int reduction,
+                                 const std::function<int(zcoll_comm)>& call,
+                                 const std::function<void()>& clear_output,
+                                 const std::function<std::vector<unsigned char>()>& output) {
+  Ctx c("%s", what);
+  Outcome first;
+  for (int t : kThreads) {
+    Ctx ct("codec.threads %d", t);
+    clear_output();
+    Outcome o = run(t, coll, algorithm, reduction, call, output);
+    EXPECT(o.st.compressed == 1, "the compressed path did not run (compressed = %d)", o.st.compressed);
+    unsigned long long wire = o.st.wire_bytes;  // ranks that only receive send nothing
+    MPI_Allreduce(MPI_IN_PLACE, &wire, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT(wire > 0, "no wire bytes on any rank");
+    if (t == kThreads[0]) {
+      first = std::move(o);
+      continue;
+    }
+    EXPECT(o.out.size() == first.out.size(), "output of %zu bytes, 1 thread: %zu", o.out.size(), first.out.size());
+    if (o.out.size() == first.out.size()) {
+      size_t diff = 0, at = 0;
+      for (size_t i = 0; i < o.out.size(); ++i)
+        if (o.out[i] != first.out[i] && diff++ == 0) at = i;
+      EXPECT(diff == 0, "%zu output bytes differ from the 1-thread run, the first at byte %zu", diff, at);
+    }
+    EXPECT(o.st.wire_bytes == first.st.wire_bytes, "wire_bytes %zu, 1 thread: %zu", o.st.wire_bytes,
+           first.st.wire_bytes);
+    EXPECT(o.st.raw_bytes == first.st.raw_bytes, "raw_bytes %zu, 1 thread: %zu", o.st.raw_bytes, first.st.raw_bytes);
+    EXPECT(std::memcmp(&o.st.eb_abs, &first.st.eb_abs, sizeof(double)) == 0, "eb_abs %.17g, 1 thread: %.17g",
+           o.st.eb_abs, first.st.eb_abs);
+    EXPECT(o.st.algorithm == first.st.algorithm, "algorithm %d, 1 thread: %d", o.st.algorithm, first.st.algorithm);
+  }
+}
+
+template <class T>
+std::vector<unsigned char> bytes_of(const std::vector<T>& v) {
+  std::vector<unsigned char> b(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+template <class T>
+void fill_sentinel(std::vector<T>& v) {
+  std::memset(static_cast<void*>(v.data()), 0xA5, v.size() * sizeof(T));
+}
+
+// 300001 values per rank: 18.3 chunks, so 5 pieces of up to 4 chunks, the last one short;
+// the range pass splits it 5 ways.
+constexpr size_t kCount = 300001;
+
+template <class T>
+void reductions() {
+  Ctx c("%s", sizeof(T) == 4 ? "f32" : "f64");
+  const int p = g_size;
+  const MPI_Datatype mt = mpi_type<T>();
+  const size_t n = kCount - kCount % static_cast<size_t>(p);  // reduce_scatter_block: p blocks
+  const std::vector<T> in = slice<T>(g_rank, n);
+  std::vector<T> out(n);
+  auto clear = [&] { fill_sentinel(out); };
+  auto result = [&] { return bytes_of(out); };
+  const int cnt = static_cast<int>(n);
+  struct Case {
+    const char* name;
+    MPI_Op op;
+    int algorithm, reduction;
+  } cases[] = {{"allreduce SUM ring homomorphic", MPI_SUM, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_HOMOMORPHIC},
+               {"allreduce MAX ring homomorphic", MPI_MAX, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_HOMOMORPHIC},
+               {"allreduce SUM ring DOC", MPI_SUM, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC},
+               {"allreduce MAX ring DOC", MPI_MAX, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC},
+               {"allreduce SUM recursive doubling", MPI_SUM, ZCOLL_ALGO_RECURSIVE_DOUBLING, ZCOLL_REDUCTION_AUTO},
+               {"allreduce MAX recursive doubling", MPI_MAX, ZCOLL_ALGO_RECURSIVE_DOUBLING, ZCOLL_REDUCTION_AUTO},
+               {"allreduce SUM cprp2p", MPI_SUM, ZCOLL_ALGO_CPRP2P, ZCOLL_REDUCTION_AUTO}};
+  for (const Case& k : cases)
+    same_for_every_thread_count(
+        k.name, ZCOLL_COLL_ALLREDUCE, k.algorithm, k.reduction,
+        [&](zcoll_comm zc) { return zcoll_allreduce(in.data(), out.data(), cnt, mt, k.op, zc); }, clear, result);
+  const int block = cnt / p;
+  for (int red : {ZCOLL_REDUCTION_HOMOMORPHIC, ZCOLL_REDUCTION_DOC}) {
+    const bool h = red == ZCOLL_REDUCTION_HOMOMORPHIC;
+    same_for_every_thread_count(
+        h ? "reduce_scatter_block SUM homomorphic" : "reduce_scatter_block SUM DOC", ZCOLL_COLL_REDUCE_SCATTER,
+        ZCOLL_ALGO_AUTO, red,
+        [&](zcoll_comm zc) { return zcoll_reduce_scatter_block(in.data(), out.data(), block, mt, MPI_SUM, zc); },
+        clear, [&] { return bytes_of(std::vector<T>(out.begin(), out.begin() + block)); });
+    const int root = p - 1;
+    same_for_every_thread_count(
+        h ? "reduce SUM homomorphic (root p-1)" : "reduce SUM DOC (root p-1)", ZCOLL_COLL_REDUCE, ZCOLL_ALGO_AUTO, red,
+        [&](zcoll_comm zc) { return zcoll_reduce(in.data(), out.data(), cnt, mt, MPI_SUM, root, zc); }, clear,
+        [&] { return g_rank == root ? bytes_of(out) : std::vector<unsigned char>(); });
+  }
+}
+
+template <class T>
+void movement() {
+  Ctx c("%s", sizeof(T) == 4 ? "f32" : "f64");
+  const int p = g_size;
+  const MPI_Datatype mt = mpi_type<T>();
+  const size_t n = kCount;
+  const int cnt = static_cast<int>(n);
+  std::vector<T> out(n * p);
+  auto clear = [&] { fill_sentinel(out); };
+  auto result = [&] { return bytes_of(out); };
+
+  // bcast from the last rank: binomial and scatter-allgather.
+  const int root = p - 1;
+  const std::vector<T> root_data = slice<T>(root, n);
+  for (int algo : {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}) {
+    std::vector<T> buf(n);
+    same_for_every_thread_count(
+        algo == ZCOLL_ALGO_BINOMIAL ? "bcast binomial" : "bcast scatter_allgather", ZCOLL_COLL_BCAST, algo,
+        ZCOLL_REDUCTION_AUTO, [&](zcoll_comm zc) { return zcoll_bcast(buf.data(), cnt, mt, root, zc); },
+        [&] {
+          if (g_rank == root) buf = root_data;
+          else fill_sentinel(buf);
+        },
+        [&] { return bytes_of(buf); });
+  }
+
+  // allgather: ring and Bruck.
+  const std::vector<T> mine = slice<T>(g_rank, n);
+  for (int algo : {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK})
+    same_for_every_thread_count(
+        algo == ZCOLL_ALGO_RING ? "allgather ring" : "allgather bruck", ZCOLL_COLL_ALLGATHER, algo,
+        ZCOLL_REDUCTION_AUTO,
+        [&](zcoll_comm zc) { return zcoll_allgather(mine.data(), cnt, mt, out.data(), cnt, mt, zc); }, clear,
+        result);
+
+  // allgatherv: rank q sends n - 1000 q values, placed with a gap of 7 between blocks.
+  {
+    std::vector<int> counts(p), displs(p);
+    int pos = 0;
+    for (int q = 0; q < p; ++q) {
+      counts[q] = cnt - 1000 * q;
+      displs[q] = pos;
+      pos += counts[q] + 7;
+    }
+    std::vector<T> outv(static_cast<size_t>(pos));
+    same_for_every_thread_count(
+        "allgatherv", ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO,
+        [&](zcoll_comm zc) {
+          return zcoll_allgatherv(mine.data(), counts[g_rank], mt, outv.data(), counts.data(), displs.data(), mt, zc);
+        },
+        [&] { fill_sentinel(outv); }, [&] { return bytes_of(outv); });
+  }
+
+  // alltoall: every rank sends p blocks of n values.
+  {
+    const std::vector<T> all = slice<T>(g_rank + 17, n * p);
+    same_for_every_thread_count(
+        "alltoall", ZCOLL_COLL_ALLTOALL, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO,
+        [&](zcoll_comm zc) { return zcoll_alltoall(all.data(), cnt, mt, out.data(), cnt, mt, zc); }, clear, result);
+  }
+
+  // scatter from the last rank, gather to rank 0.
+  {
+    const std::vector<T> all = slice<T>(root + 31, n * p);
+    std::vector<T> part(n);
+    same_for_every_thread_count(
+        "scatter (root p-1)", ZCOLL_COLL_SCATTER, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO,
+        [&](zcoll_comm zc) { return zcoll_scatter(all.data(), cnt, mt, part.data(), cnt, mt, root, zc); },
+        [&] { fill_sentinel(part); }, [&] { return bytes_of(part); });
+    same_for_every_thread_count(
+        "gather (root 0)", ZCOLL_COLL_GATHER, ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO,
+        [&](zcoll_comm zc) { return zcoll_gather(mine.data(), cnt, mt, out.data(), cnt, mt, 0, zc); }, clear,
+        [&] { return g_rank == 0 ? bytes_of(out) : std::vector<unsigned char>(); });
+  }
+}
+
+void section_reductions() {
+  reductions<float>();
+  reductions<double>();
+}
+
+void section_movement() {
+  movement<float>();
+  movement<double>();
+}
+
+const Section kSections[] = {{"reductions", section_reductions}, {"movement", section_movement}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // zcoll needs no more than MPI_THREAD_FUNNELED: only this thread calls MPI.
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  load_field();
+  const int status = run_sections(argc, argv, kSections);
+  MPI_Finalize();
+  return status;
+}
