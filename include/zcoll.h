@@ -316,9 +316,9 @@ typedef enum zcoll_bound_target {
  *   time of earlier calls, per collective and path. Every rank takes the
  *   same decision: what differs between ranks travels in the call's agreement allreduce
  *   (see "Agreement per call"), each rank uses the worst value, and the decision is a
- *   function of agreed values only. Once the model has agreed codec figures, a call that
- *   plain MPI wins even if its data compressed to nothing goes to MPI directly, without
- *   the agreement. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
+ *   function of agreed values only. Once the model has agreed codec figures and has
+ *   measured plain MPI on the collective at that size, a call that plain MPI wins even if
+ *   its data compressed to nothing goes to MPI directly, without the agreement. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
  *   environment sets ZCOLL_NODE_KEY, the ranks with the same key (for test set-ups whose
  *   "nodes" share a host).
  * COMPRESS: always compress at or above min_bytes; AUTO picks the schedule from a fixed
