@@ -385,7 +385,7 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   const int size = size_class(bytes);
   // Only once plain MPI's own time has been measured here (its factor learned): a model
   // that underrates plain MPI would otherwise skip, for good, the calls that measure it.
-  if (s.runs[collective][size][0] < 2) return false;
+  if (s.runs[collective][size][0] < 1) return false;
   const double* f = s.learned[collective][size];
   const double plain = plain_time(collective, m, bytes) * f[0];
   double best = 1e300;
@@ -461,12 +461,12 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   if (s.last_collective >= 0 && a.prev_time > 0 && s.last_model > 0) {
     int& runs = s.runs[s.last_collective][s.last_size][s.last_path];
     double& f = s.learned[s.last_collective][s.last_size][s.last_path];
-    // The first run of a path pays for first-touch pages and connection set-up: skipped.
-    // The second sets the factor outright (a model off by 2x must not take several calls
-    // to notice); later ones move it halfway.
+    // The first run of a path sets the factor outright (a model off by 2x must not take
+    // several calls to notice), within [0.5, 2]: it also pays for first-touch pages and
+    // connection set-up. Later ones move it halfway.
     const double seen = a.prev_time / s.last_model;
-    if (runs == 1) f = std::clamp(seen, 0.25, 4.0);
-    else if (runs > 1) f = std::clamp(0.5 * f + 0.5 * seen, 0.25, 4.0);
+    if (runs == 0) f = std::clamp(seen, 0.5, 2.0);
+    else f = std::clamp(0.5 * f + 0.5 * seen, 0.25, 4.0);
     ++runs;
   }
   s.last_collective = -1;
@@ -497,6 +497,11 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     }
   }
   d.plain = !(best < d.t_predicted_plain) || !(comp > 0);
+  // Plain MPI not yet measured here, and compression predicted to win by less than 2x:
+  // measure plain MPI once first. The model's error is of that order before it has learned
+  // anything, and a wrong first guess for compression would never be corrected (plain MPI's
+  // factor is learned only from plain calls).
+  if (!d.plain && s.runs[collective][size][0] == 0 && best > 0.5 * d.t_predicted_plain) d.plain = true;
   d.t_predicted = d.plain ? d.t_predicted_plain : best;
   s.last_collective = collective;
   s.last_size = size;
