@@ -313,12 +313,16 @@ typedef enum zcoll_bound_target {
  *   ZCOLL_NODE_LINK_LATENCY_US inside a node); the compression ratio and per-thread
  *   codec speed of the call's own data, from a sample of about 1.5% of each rank's values
  *   (below 4 MiB, the collective's last agreed ratio once there is one); and the measured
- *   time of earlier calls, per collective and path. Every rank takes the
+ *   time of earlier calls, per collective, size (factors of 4) and path. Where compression
+ *   is predicted to win by less than 2x and plain MPI has not been measured at that size,
+ *   the first call runs plain MPI to measure it. Every rank takes the
  *   same decision: what differs between ranks travels in the call's agreement allreduce
  *   (see "Agreement per call"), each rank uses the worst value, and the decision is a
  *   function of agreed values only. Once the model has agreed codec figures and has
  *   measured plain MPI on the collective at that size, a call that plain MPI wins even if
- *   its data compressed to nothing goes to MPI directly, without the agreement. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
+ *   its data compressed to nothing goes to MPI directly, without the agreement; so does
+ *   one that plain MPI wins by 20% at the collective's last agreed ratio (every 16th such
+ *   call still makes the agreement, to see the data again). Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
  *   environment sets ZCOLL_NODE_KEY, the ranks with the same key (for test set-ups whose
  *   "nodes" share a host).
  * COMPRESS: always compress at or above min_bytes; AUTO picks the schedule from a fixed

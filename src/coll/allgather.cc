@@ -1,6 +1,7 @@
 // Allgather and allgatherv: one engine for both. Each rank compresses its block once and
 // the compressed blocks travel around a ring, piece by piece (large messages), or through
 // Bruck's log2(p) exchanges (short ones, many ranks). A rank's own block is copied, exact.
+#include <cstring>
 #include <vector>
 
 #include "coll/algorithms.h"
@@ -37,15 +38,22 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
   for (int i = 0; i < p; ++i) total += static_cast<size_t>(counts[i]);
   const size_t per_rank = type_bytes(recvtype, total) / static_cast<size_t>(p);
   auto own = [&](zcoll_dtype dt) { return at(recvbuf, static_cast<size_t>(displs[r]), codec::element_size(dt)); };
+  bool direct = false;
   return run_collective(
       c, ZCOLL_COLL_ALLGATHER, recvtype, per_rank, -1, -1,
       [&](zcoll_dtype dt, Agreement& a) {
         if (uniform) a.count = counts[0];
         else a.set_counts(counts, p);
-        if (sendbuf != MPI_IN_PLACE) a.rc = local_copy(sendbuf, sendcount, sendtype, own(dt), counts[r], recvtype, c.comm);
-        a.add_values(dt, own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
+        // The same layout on both sides: the values are read where they are, and copied
+        // only if the call compresses (plain MPI copies them itself).
+        direct = sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == counts[r];
+        if (sendbuf != MPI_IN_PLACE && !direct)
+          a.rc = local_copy(sendbuf, sendcount, sendtype, own(dt), counts[r], recvtype, c.comm);
+        a.add_values(dt, direct ? sendbuf : own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
+        if (direct && counts[r] > 0)
+          std::memcpy(own(dt), sendbuf, static_cast<size_t>(counts[r]) * codec::element_size(dt));
         if (ch.schedule == ZCOLL_ALGO_HIERARCHICAL) return hierarchical_allgather(c, dt, eb, recvbuf, counts, displs);
         return allgather_engine(c, dt, eb, ch, recvbuf, counts, displs);
       },

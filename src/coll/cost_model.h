@@ -6,7 +6,8 @@
 //   codec   compression ratio and per-thread compression and decompression speed of this
 //           call's data, from a sample of about 1.5% of each rank's values;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
-//           (plain MPI or one schedule).
+//           (plain MPI or one schedule); plain MPI is measured once first where
+//           compression is predicted to win by less than 2x.
 // Every rank takes the same decision: the inputs that differ per rank travel in the
 // agreement allreduce every compressed call already makes (call.h), each rank keeps the
 // worst (MAX) of each, and the decision is a pure function of agreed values. Nothing
@@ -41,6 +42,7 @@ struct ModelState {
   static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_HIERARCHICAL + 1;
   double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths];
   int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
+  int likely_plain[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // surely_plain's second rule
   // The last decided call, whose measured time (each rank's) the next agreement carries.
   int last_collective = -1, last_size = 0, last_path = 0;
   double last_model = 0;   // its predicted time before learning
