@@ -108,7 +108,12 @@ Link pingpong(MPI_Comm comm, int me, int a, int b) {
   }
   if (lead) {
     l.alpha = rtt / 2;
-    l.beta = std::max(t4 - t1, 1e-9) / (3.0 * static_cast<double>(s));
+    // The difference cancels latency and a token bucket's burst, but two noisy times can
+    // make it tiny (a link thought free would make every call plain MPI): it must come
+    // within 2x of the single transfer's rate, or that rate is used.
+    const double direct = std::max(t4 - rtt, 1e-9) / (4.0 * static_cast<double>(s));
+    const double diff = (t4 - t1) / (3.0 * static_cast<double>(s));
+    l.beta = diff >= 0.5 * direct ? diff : direct;
   }
   return l;
 }
