@@ -54,8 +54,10 @@ enum zcoll_error {
   ZCOLL_ERR_NO_MEMORY = 8,       /* allocation failed */
   ZCOLL_ERR_MPI = 9,             /* an MPI call failed */
   ZCOLL_ERR_INTERNAL = 10,       /* a bug in zcoll: please report it */
-  ZCOLL_ERR_TRUNCATE = 11        /* point-to-point: message longer than the receive buffer
+  ZCOLL_ERR_TRUNCATE = 11,       /* point-to-point: message longer than the receive buffer
                                     (status MPI_ERROR = MPI_ERR_TRUNCATE) */
+  ZCOLL_ERR_IO = 12              /* a file could not be created, written, read or synced
+                                    (zcoll_h5io.h; the detail names the file and errno) */
 };
 
 /* A static, human-readable message for an error code (never NULL). */
@@ -160,6 +162,18 @@ int zcoll_compress(const zcoll_codec_params *params, zcoll_dtype dtype,
                    const void *in, size_t count,
                    void *out, size_t out_cap, size_t *out_size,
                    double *eb_abs_out);
+
+/* Predicts the size zcoll_compress would give for the same arguments, without compressing
+ * everything: it encodes about fraction (0 < fraction <= 1) of the stream's chunks, spread
+ * evenly over the array, exactly as zcoll_compress encodes them (same bound, position and
+ * shape hint), and scales their bytes to all chunks. A chunk's bytes depend only on its
+ * own values, so the estimate is unbiased; it is exact when every chunk is sampled. With
+ * ZCOLL_EB_REL the range pass over all values is made as in zcoll_compress. The result is
+ * the same for any thread count. *sampled_count (if not NULL) receives the number of values
+ * encoded. Errors as zcoll_compress, and ZCOLL_ERR_ARG for a fraction outside (0, 1]. */
+int zcoll_estimate_size(const zcoll_codec_params *params, zcoll_dtype dtype,
+                        const void *in, size_t count, double fraction,
+                        size_t *predicted_size, size_t *sampled_count);
 
 /* What a stream's header says, after validating the header and chunk index. */
 typedef struct zcoll_stream_info {

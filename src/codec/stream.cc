@@ -467,6 +467,53 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
                   });
 }
 
+int estimate_size(const zcoll_codec_params* params, int dtype, const void* in, size_t count,
+                  double fraction, size_t* predicted, size_t* sampled_values) {
+  if (!predicted || !(fraction > 0 && fraction <= 1)) return ZCOLL_ERR_ARG;
+  Plan plan;
+  if (const int rc = make_plan(params, dtype, in, count, &plan)) return rc;
+  if (plan.nchunks == 0) {
+    *predicted = plan.data_offset();
+    if (sampled_values) *sampled_values = 0;
+    return ZCOLL_SUCCESS;
+  }
+  // Chunks are encoded independently and each one's bytes depend only on its own values
+  // and position, so the sampled chunks cost exactly what they will cost in the stream;
+  // spreading them evenly over the array makes the scaled sum an unbiased estimate.
+  const size_t m = std::clamp<size_t>(static_cast<size_t>(std::ceil(fraction * static_cast<double>(plan.nchunks))),
+                                      1, plan.nchunks);
+  const ChunkCodec& codec = *plan.codec->chunk;
+  uint64_t bytes = 0, values = 0;
+  std::atomic<int> error{ZCOLL_SUCCESS};
+#pragma omp parallel num_threads(thread_count(params->threads, m)) reduction(+ : bytes, values)
+  {
+    std::vector<uint8_t> dst;
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < m; ++i) {
+      const size_t k = (2 * i + 1) * plan.nchunks / (2 * m);
+      const size_t n = plan.chunk_values(k);
+      uint8_t idx[kIndexEntryBytes];
+      int rc;
+      try {
+        dst.resize(codec.worst(n, plan.esize));
+        rc = put_chunk(plan, k, static_cast<const uint8_t*>(in), dst.data(), dst.size(), idx);
+      } catch (const std::bad_alloc&) {
+        rc = ZCOLL_ERR_NO_MEMORY;
+      }
+      if (rc) error.store(rc);
+      else {
+        bytes += load_u32(idx) & ~kRawChunkFlag;
+        values += n;
+      }
+    }
+  }
+  if (const int rc = error.load()) return rc;
+  const double scaled = static_cast<double>(bytes) * static_cast<double>(plan.count) / static_cast<double>(values);
+  *predicted = plan.data_offset() + static_cast<size_t>(std::llround(scaled));
+  if (sampled_values) *sampled_values = values;
+  return ZCOLL_SUCCESS;
+}
+
 int decompress(const void* in, size_t in_size, int dtype, void* out, size_t count, int threads) {
   if (!in || threads < 0) return ZCOLL_ERR_ARG;
   if (!element_size(dtype)) return ZCOLL_ERR_DTYPE;

@@ -81,6 +81,9 @@ int compress(const zcoll_codec_params* params, int dtype, const void* in, size_t
              void* out, size_t out_cap, size_t* out_size, double* eb_abs_out);
 int decompress(const void* in, size_t in_size, int dtype, void* out, size_t count, int threads);
 size_t compress_bound(size_t count, int dtype);
+// zcoll_estimate_size: the stream size compress() would give, from a sample of chunks.
+int estimate_size(const zcoll_codec_params* params, int dtype, const void* in, size_t count,
+                  double fraction, size_t* predicted, size_t* sampled_values);
 // Homomorphic combination of two streams (zcoll_combine); op is a CombineOp.
 int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t out_cap,
             size_t* out_size, int threads);

@@ -105,6 +105,14 @@ int zcoll_compress(const zcoll_codec_params* params, zcoll_dtype dtype, const vo
   });
 }
 
+int zcoll_estimate_size(const zcoll_codec_params* params, zcoll_dtype dtype, const void* in, size_t count,
+                        double fraction, size_t* predicted_size, size_t* sampled_count) {
+  return guarded([&]() -> int {
+    return zcoll::codec::estimate_size(params, passed_value(dtype), in, count, fraction, predicted_size,
+                                       sampled_count);
+  });
+}
+
 int zcoll_stream_inspect(const void* in, size_t in_size, zcoll_stream_info* info) {
   if (!info) return ZCOLL_ERR_ARG;
   return guarded([&]() -> int {

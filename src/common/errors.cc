@@ -37,6 +37,7 @@ const char* zcoll_strerror(int err) {
     case ZCOLL_ERR_MPI: return "an MPI call failed";
     case ZCOLL_ERR_INTERNAL: return "internal error in zcoll";
     case ZCOLL_ERR_TRUNCATE: return "message truncated: it holds more elements than the receive count";
+    case ZCOLL_ERR_IO: return "file input/output failed (see zcoll_error_detail)";
     default: return "unknown zcoll error code";
   }
 }

@@ -9,6 +9,7 @@
 #define ZCOLL_CODEC_ONLY 1
 #include "zcoll.h"
 #include "zcoll_h5.h"
+#include "shape_hint.h"
 
 #include <cmath>
 #include <cstdint>
@@ -97,21 +98,8 @@ herr_t set_local(hid_t dcpl, hid_t type, hid_t /*space*/) {
     ZH5_ERR(H5E_PLINE, H5E_BADVALUE, "zcoll filter: the dataset must have a chunked layout");
     return -1;
   }
-  // Shape hint: extents of 1 are dropped (they change nothing), and a rank above 3 is
-  // folded to 3 by merging the slowest dimensions into one, which keeps the product (the
-  // element count) and the two fastest dimensions' neighbours for the Lorenzo predictor.
-  hsize_t ext[H5S_MAX_RANK];
-  int r = 0;
-  for (int i = 0; i < rank; ++i)
-    if (chunk[i] != 1) ext[r++] = chunk[i];
-  if (r == 0) ext[r++] = 1;
-  if (r > 3) {
-    hsize_t slow = 1;
-    for (int i = 0; i < r - 2; ++i) slow *= ext[i];
-    hsize_t a = ext[r - 2], b = ext[r - 1];
-    ext[0] = slow; ext[1] = a; ext[2] = b;
-    r = 3;
-  }
+  uint64_t ext[3];
+  const int r = zcoll::h5::fold_shape(chunk, rank, ext);
   for (int i = 0; i < r; ++i) {
     if (ext[i] > 0xffffffffull) {
       ZH5_ERR(H5E_PLINE, H5E_BADVALUE, "zcoll filter: chunk extent too large for the shape hint");

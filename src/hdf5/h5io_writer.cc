@@ -1,0 +1,882 @@
+// zcoll_h5_writer: predictive (seed 004) and pipelined compressed parallel writes to one
+// HDF5 file (zcoll_h5io.h; layout in docs/hdf5.md).
+//
+// Who does what: rank 0 alone holds the file open in HDF5 and writes all metadata
+// (groups, attributes, tables) and allocates each field's `streams` and `overflow`
+// datasets early, contiguous and never filled; H5Fflush then makes their addresses final.
+// Every rank writes its compressed bytes into those datasets' regions through its own
+// POSIX descriptor, on a helper thread, while the calling thread compresses the next
+// field. HDF5 never touches raw data it did not write, and nothing is written outside an
+// allocated dataset, so the two never collide; the file is marked complete only after
+// every rank's data is synced. This needs no parallel HDF5 and works with any MPI.
+#include <fcntl.h>
+#include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "common/error_detail.h"
+#include "h5io_common.h"
+
+using namespace zcoll::h5;
+
+namespace {
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Writes runs of bytes at file offsets on one helper thread, in order. Buffers come back
+// for reuse, and at most `depth` wait or are written at once, which bounds the memory a
+// flush holds to depth + 1 compressed fields.
+class WriteQueue {
+ public:
+  WriteQueue(int fd, int depth) : fd_(fd), depth_(depth), thread_([this] { run(); }) {}
+  ~WriteQueue() {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  // A buffer of at least `size` bytes, once fewer than depth writes are pending.
+  std::vector<uint8_t> acquire(size_t size) {
+    std::unique_lock<std::mutex> l(m_);
+    done_cv_.wait(l, [&] { return static_cast<int>(jobs_.size()) < depth_; });
+    std::vector<uint8_t> b;
+    if (!free_.empty()) {
+      b = std::move(free_.back());
+      free_.pop_back();
+    }
+    l.unlock();
+    if (b.size() < size) b.resize(size);
+    return b;
+  }
+
+  void push(std::vector<uint8_t>&& buf, size_t len, uint64_t offset) {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      jobs_.push_back(Job{std::move(buf), len, offset});
+    }
+    cv_.notify_all();
+  }
+
+  // Waits for every pending write; returns the first errno seen (0: all written).
+  int drain() {
+    std::unique_lock<std::mutex> l(m_);
+    done_cv_.wait(l, [&] { return jobs_.empty() && !busy_; });
+    return error_;
+  }
+  double busy_seconds() {
+    std::lock_guard<std::mutex> l(m_);
+    return busy_seconds_;
+  }
+
+ private:
+  struct Job {
+    std::vector<uint8_t> buf;
+    size_t len;
+    uint64_t offset;
+  };
+
+  void run() {
+    std::unique_lock<std::mutex> l(m_);
+    for (;;) {
+      cv_.wait(l, [&] { return stop_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      Job j = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      const bool skip = error_ != 0;
+      l.unlock();
+      const double t0 = seconds_now();
+      const int err = skip ? 0 : write_all(j);
+      const double dt = seconds_now() - t0;
+      l.lock();
+      busy_ = false;
+      busy_seconds_ += dt;
+      if (err && !error_) error_ = err;
+      free_.push_back(std::move(j.buf));
+      done_cv_.notify_all();
+    }
+  }
+
+  int write_all(const Job& j) const {
+    size_t done = 0;
+    while (done < j.len) {
+      const ssize_t n = pwrite(fd_, j.buf.data() + done, j.len - done, static_cast<off_t>(j.offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return n < 0 ? errno : EIO;
+      done += static_cast<size_t>(n);
+    }
+    return 0;
+  }
+
+  int fd_, depth_;
+  std::mutex m_;
+  std::condition_variable cv_, done_cv_;
+  std::deque<Job> jobs_;
+  std::vector<std::vector<uint8_t>> free_;
+  bool stop_ = false, busy_ = false;
+  int error_ = 0;
+  double busy_seconds_ = 0;
+  std::thread thread_;
+};
+
+struct Field {
+  std::string name;
+  zcoll_dtype dtype = ZCOLL_FLOAT32;
+  int ndims = 0;
+  uint64_t dims[ZCOLL_H5_MAX_DIMS] = {}, start[ZCOLL_H5_MAX_DIMS] = {}, count[ZCOLL_H5_MAX_DIMS] = {};
+  const void* buf = nullptr;
+  int eb_mode = ZCOLL_EB_ABS;
+  double eb = 0;
+  int index = 0;  // position in the file's field order
+
+  double eb_abs = 0;
+  uint64_t values = 0;          // this rank's
+  uint64_t predicted = 0;       // this rank's predicted stream bytes
+  double t_compress_pred = 0;   // this rank's predicted seconds
+  double t_write_pred = 0;
+  std::vector<uint64_t> boxes;  // P x (start, count)
+  std::vector<uint64_t> table[kTables];
+  haddr_t streams_addr = HADDR_UNDEF, overflow_addr = HADDR_UNDEF;
+  std::vector<uint8_t> overflow;  // this rank's bytes past its region
+  uint64_t raw_bytes() const { return values * dtype_size(dtype); }
+};
+
+uint64_t fnv(uint64_t h, const void* p, size_t n) {
+  const uint8_t* b = static_cast<const uint8_t*>(p);
+  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+// What must be equal on every rank for a field.
+uint64_t field_hash(const Field& f) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = fnv(h, f.name.data(), f.name.size());
+  const int32_t ints[3] = {f.dtype, f.ndims, f.eb_mode};
+  h = fnv(h, ints, sizeof ints);
+  h = fnv(h, f.dims, sizeof(uint64_t) * f.ndims);
+  return fnv(h, &f.eb, sizeof f.eb);
+}
+
+// min and max over the finite values (lo > hi when there are none).
+void finite_range(const Field& f, int threads, double* lo, double* hi) {
+  double l = INFINITY, h = -INFINITY;
+  const int64_t n = static_cast<int64_t>(f.values);
+  const int t = threads > 0 ? threads : omp_get_max_threads();
+  if (f.dtype == ZCOLL_FLOAT32) {
+    const float* x = static_cast<const float*>(f.buf);
+#pragma omp parallel for num_threads(t) reduction(min : l) reduction(max : h) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isfinite(x[i])) {
+        l = std::min(l, static_cast<double>(x[i]));
+        h = std::max(h, static_cast<double>(x[i]));
+      }
+  } else {
+    const double* x = static_cast<const double*>(f.buf);
+#pragma omp parallel for num_threads(t) reduction(min : l) reduction(max : h) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isfinite(x[i])) {
+        l = std::min(l, x[i]);
+        h = std::max(h, x[i]);
+      }
+  }
+  *lo = l;
+  *hi = h;
+}
+
+// The REL rule of zcoll.h, applied to the whole field's range.
+double rel_bound(double eb, double lo, double hi) {
+  double b = eb;
+  if (lo < hi) b = eb * (hi - lo);
+  else if (lo <= hi && std::max(std::fabs(lo), std::fabs(hi)) > 0) b = eb * std::max(std::fabs(lo), std::fabs(hi));
+  return std::min(b, DBL_MAX / 4);
+}
+
+// Johnson's rule for a two-stage flow shop (compress, then write, one of each at a time):
+// fields that write longer than they compress go first, shortest compression first, so
+// the writer starts early; the rest follow, longest write first, so little is left to
+// write after the last compression. It minimises the flush's span for the predicted times.
+std::vector<int> johnson_order(const std::vector<Field>& q) {
+  std::vector<int> a, b;
+  for (int i = 0; i < static_cast<int>(q.size()); ++i)
+    (q[i].t_compress_pred < q[i].t_write_pred ? a : b).push_back(i);
+  std::stable_sort(a.begin(), a.end(), [&](int x, int y) { return q[x].t_compress_pred < q[y].t_compress_pred; });
+  std::stable_sort(b.begin(), b.end(), [&](int x, int y) { return q[x].t_write_pred > q[y].t_write_pred; });
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+namespace {
+
+// Accumulates what zcoll_h5_report says over the flushes of a writer.
+struct Totals {
+  zcoll_h5_report r{};
+  std::vector<double> ratio_errors;
+  double span = 0;  // seconds of the compress-and-write pipelines
+  void add(const zcoll_h5_report& f, const std::vector<double>& errs, double pipeline_span) {
+    r.fields += f.fields;
+    r.raw_bytes += f.raw_bytes;
+    r.stream_bytes += f.stream_bytes;
+    r.reserved_bytes += f.reserved_bytes;
+    r.overflow_bytes += f.overflow_bytes;
+    r.overflow_ranks = std::max(r.overflow_ranks, f.overflow_ranks);
+    r.t_predict += f.t_predict;
+    r.t_compress += f.t_compress;
+    r.t_write += f.t_write;
+    r.t_write_exposed += f.t_write_exposed;
+    r.t_sync += f.t_sync;
+    r.t_total += f.t_total;
+    ratio_errors.insert(ratio_errors.end(), errs.begin(), errs.end());
+    span += pipeline_span;
+    finish();
+  }
+  void finish() {
+    r.predicted_ratio_err = median(ratio_errors);
+    r.overlap = overlap_of(r.t_compress, r.t_write, span);
+  }
+  static double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  }
+  static double overlap_of(double c, double w, double span) {
+    const double shorter = std::min(c, w);
+    if (shorter <= 0) return 0;
+    return std::clamp((c + w - span) / shorter, 0.0, 1.0);
+  }
+};
+
+}  // namespace
+
+struct zcoll_h5_writer_s {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  std::string path;
+  zcoll_h5_options opt{};
+  Handle file;   // rank 0 only
+  int fd = -1;   // every rank
+  std::vector<Field> queue;
+  std::set<std::string> names;
+  int fields_written = 0;
+  int failed = 0;                // the agreed error that ended this writer's usefulness
+  double write_bandwidth = 0;    // bytes/s per rank learnt from earlier flushes
+  double compress_factor = 1;    // measured / predicted compression seconds, learnt
+  Totals totals;                 // over the flushes so far
+
+  // The agreed outcome of a step: the worst code of any rank, with that rank's detail
+  // sentence on every rank.
+  int agree(int rc);
+  int create_streams(Field& f);
+  int create_overflow(Field& f);
+  int write_tables(const Field& f);
+  int flush(zcoll_h5_report* report);
+  int finish(zcoll_h5_report* report);
+};
+
+int zcoll_h5_writer_s::agree(int rc) {
+  int in[2] = {rc, rank}, out[2] = {0, 0};
+  if (MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  if (out[0] == ZCOLL_SUCCESS) return ZCOLL_SUCCESS;
+  char detail[400] = {0};
+  if (rank == out[1]) std::snprintf(detail, sizeof detail, "%s", zcoll_error_detail());
+  if (MPI_Bcast(detail, sizeof detail, MPI_CHAR, out[1], comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  detail[sizeof detail - 1] = '\0';
+  if (rank != out[1]) zcoll::set_error_detail("rank %d: %s", out[1], detail);
+  return out[0];
+}
+
+
+namespace {
+
+int h5_fail(const char* what, const std::string& name) {
+  zcoll::set_error_detail("HDF5 failed to %s for field '%s'", what, name.c_str());
+  return ZCOLL_ERR_IO;
+}
+
+// A contiguous uint8 dataset of n bytes, allocated now and never filled, and its address.
+int create_byte_dataset(hid_t group, const char* name, uint64_t n, haddr_t* addr) {
+  const hsize_t dim = n;
+  Handle space(H5Screate_simple(1, &dim, nullptr));
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  if (!space.ok() || !dcpl.ok() || H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS) < 0 ||
+      H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY) < 0 || H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) < 0)
+    return ZCOLL_ERR_IO;
+  Handle d(H5Dcreate2(group, name, H5T_STD_U8LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+  if (!d.ok()) return ZCOLL_ERR_IO;
+  *addr = n ? H5Dget_offset(d.get()) : HADDR_UNDEF;
+  if (n && *addr == HADDR_UNDEF) return ZCOLL_ERR_IO;
+  return d.close() ? ZCOLL_SUCCESS : ZCOLL_ERR_IO;
+}
+
+uint64_t sum(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(), v.end(), uint64_t{0}); }
+
+std::vector<uint64_t> prefix_offsets(const std::vector<uint64_t>& sizes) {
+  std::vector<uint64_t> off(sizes.size(), 0);
+  for (size_t r = 1; r < sizes.size(); ++r) off[r] = off[r - 1] + sizes[r - 1];
+  return off;
+}
+
+}  // namespace
+
+// Rank 0: the field's group, attributes and `streams` dataset (its regions are final).
+int zcoll_h5_writer_s::create_streams(Field& f) {
+  QuietHdf5 quiet;
+  Handle g(H5Gcreate2(file.get(), f.name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!g.ok()) return h5_fail("create the group", f.name);
+  const bool attrs = write_attr_u32(g.get(), name::kFieldIndex, static_cast<uint32_t>(f.index)) &&
+                     write_attr_u32(g.get(), name::kDtype, f.dtype) &&
+                     write_attr_u32(g.get(), name::kCodec, static_cast<uint32_t>(opt.codec)) &&
+                     write_attr_u32(g.get(), name::kEbMode, static_cast<uint32_t>(f.eb_mode)) &&
+                     write_attr_f64(g.get(), name::kEb, f.eb) && write_attr_f64(g.get(), name::kEbAbs, f.eb_abs) &&
+                     write_attr_u64s(g.get(), name::kDims, f.dims, f.ndims);
+  if (!attrs) return h5_fail("write the attributes", f.name);
+  if (create_byte_dataset(g.get(), name::kStreams, sum(f.table[kRegionSize]), &f.streams_addr))
+    return h5_fail("allocate the streams dataset", f.name);
+  return H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0 ? h5_fail("flush the metadata", f.name) : ZCOLL_SUCCESS;
+}
+
+// Rank 0: the `overflow` dataset, allocated after every `streams` of this flush.
+int zcoll_h5_writer_s::create_overflow(Field& f) {
+  QuietHdf5 quiet;
+  Handle g(H5Gopen2(file.get(), f.name.c_str(), H5P_DEFAULT));
+  if (!g.ok() || create_byte_dataset(g.get(), name::kOverflow, sum(f.table[kOverflowSize]), &f.overflow_addr))
+    return h5_fail("allocate the overflow dataset", f.name);
+  return ZCOLL_SUCCESS;
+}
+
+// Rank 0: the partition and the per-rank tables.
+int zcoll_h5_writer_s::write_tables(const Field& f) {
+  QuietHdf5 quiet;
+  Handle g(H5Gopen2(file.get(), f.name.c_str(), H5P_DEFAULT));
+  const hsize_t P = static_cast<hsize_t>(size);
+  bool ok = g.ok() && write_table(g.get(), name::kPartition, f.boxes, {P, 2, static_cast<hsize_t>(f.ndims)});
+  for (int t = 0; ok && t < kTables; ++t) ok = write_table(g.get(), kTableNames[t], f.table[t], {P});
+  return ok ? ZCOLL_SUCCESS : h5_fail("write the tables", f.name);
+}
+
+
+int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
+  if (failed) return failed;
+  const double t_begin = MPI_Wtime();
+  std::vector<Field>& q = queue;
+  const int P = size;
+  const bool predictive = opt.mode == ZCOLL_H5_PREDICTIVE;
+  double t_predict = 0, t_compress = 0, t_sync = 0;
+  auto fail = [&](int rc) {
+    failed = rc;
+    queue.clear();
+    return rc;
+  };
+  auto sync = [&](auto&& step) {  // an agreement step, timed as synchronisation
+    const double t0 = MPI_Wtime();
+    const int rc = step();
+    t_sync += MPI_Wtime() - t0;
+    return rc;
+  };
+
+  // 1. Every rank queued the same fields; the REL fields' ranges over all ranks.
+  uint64_t counts[2] = {q.size(), ~uint64_t{q.size()}}, agreed[2];
+  if (MPI_Allreduce(counts, agreed, 2, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI);
+  if (agreed[0] != ~agreed[1]) {
+    zcoll::set_error_detail("the ranks queued between %llu and %llu fields", static_cast<unsigned long long>(agreed[0]),
+                            static_cast<unsigned long long>(~agreed[1]));
+    return fail(ZCOLL_ERR_MISMATCH);
+  }
+  const size_t nf = q.size();
+  std::vector<uint64_t> hashes(2 * nf), hashes_min(2 * nf);
+  std::vector<double> ranges(2 * nf), ranges_min(2 * nf);
+  for (size_t i = 0; i < nf; ++i) {
+    hashes[2 * i] = field_hash(q[i]);
+    hashes[2 * i + 1] = ~hashes[2 * i];
+    double lo = INFINITY, hi = -INFINITY;
+    if (q[i].eb_mode == ZCOLL_EB_REL && q[i].values) finite_range(q[i], opt.threads, &lo, &hi);
+    ranges[2 * i] = lo;
+    ranges[2 * i + 1] = -hi;
+  }
+  if (nf && (MPI_Allreduce(hashes.data(), hashes_min.data(), static_cast<int>(2 * nf), MPI_UINT64_T, MPI_MIN, comm) ||
+             MPI_Allreduce(ranges.data(), ranges_min.data(), static_cast<int>(2 * nf), MPI_DOUBLE, MPI_MIN, comm)))
+    return fail(ZCOLL_ERR_MPI);
+  for (size_t i = 0; i < nf; ++i) {
+    if (hashes_min[2 * i] != ~hashes_min[2 * i + 1]) {
+      zcoll::set_error_detail("field %zu ('%s' here) differs across ranks in name, type, dims or bound", i,
+                              q[i].name.c_str());
+      return fail(ZCOLL_ERR_MISMATCH);
+    }
+    Field& f = q[i];
+    f.eb_abs = f.eb_mode == ZCOLL_EB_REL ? rel_bound(f.eb, ranges_min[2 * i], -ranges_min[2 * i + 1])
+                                         : std::min(f.eb, DBL_MAX / 4);
+  }
+
+  // 2. Predictions of this rank's stream sizes and compression times (predictive).
+  int rc = ZCOLL_SUCCESS;
+  if (predictive) {
+    const double t0 = MPI_Wtime();
+    for (Field& f : q) {
+      if (!f.values || rc) continue;
+      const zcoll_codec_params p = stream_params(opt.codec, f.eb_abs, f.count, f.ndims, opt.threads);
+      size_t predicted = 0, sampled = 0;
+      const double s0 = MPI_Wtime();
+      rc = zcoll_estimate_size(&p, f.dtype, f.buf, f.values, opt.sample_fraction, &predicted, &sampled);
+      const double dt = MPI_Wtime() - s0;
+      f.predicted = predicted;
+      f.t_compress_pred = sampled ? dt * static_cast<double>(f.values) / static_cast<double>(sampled) * compress_factor : 0;
+    }
+    t_predict = MPI_Wtime() - t0;
+    if (rc) zcoll::set_error_detail("predicting the compressed size failed: %s", zcoll_strerror(rc));
+  }
+  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+
+  // 3. One allgather: every rank's hyperslabs and predictions, so that every rank computes
+  //    the same regions.
+  size_t per_rank = 0;
+  for (const Field& f : q) per_rank += 2 * f.ndims + 1;
+  std::vector<uint64_t> mine, all(per_rank * P);
+  for (const Field& f : q) {
+    mine.insert(mine.end(), f.start, f.start + f.ndims);
+    mine.insert(mine.end(), f.count, f.count + f.ndims);
+    mine.push_back(f.predicted);
+  }
+  if (per_rank && sync([&] {
+        return MPI_Allgather(mine.data(), static_cast<int>(per_rank), MPI_UINT64_T, all.data(),
+                             static_cast<int>(per_rank), MPI_UINT64_T, comm);
+      }) != MPI_SUCCESS)
+    return fail(ZCOLL_ERR_MPI);
+  size_t at = 0;
+  double my_write_bytes = 0, my_compress_s = 0;
+  for (Field& f : q) {
+    const size_t w = 2 * f.ndims;
+    f.boxes.assign(w * P, 0);
+    for (auto& t : f.table) t.assign(P, 0);
+    for (int r = 0; r < P; ++r) {
+      const uint64_t* src = &all[r * per_rank + at];
+      std::copy(src, src + w, &f.boxes[r * w]);
+      const bool empty = volume(src + f.ndims, f.ndims) == 0;
+      f.table[kPredictedSize][r] = empty ? 0 : src[w];
+      f.table[kRegionSize][r] =
+          empty ? 0 : static_cast<uint64_t>(std::ceil(static_cast<double>(src[w]) * opt.extra_space));
+    }
+    at += w + 1;
+    std::string why;
+    if (!partition_valid(f.boxes, P, f.dims, f.ndims, &why)) {
+      zcoll::set_error_detail("field '%s': %s", f.name.c_str(), why.c_str());
+      return fail(ZCOLL_ERR_ARG);
+    }
+    f.table[kRegionOffset] = prefix_offsets(f.table[kRegionSize]);
+    my_write_bytes += static_cast<double>(f.table[kRegionSize][rank]);
+    my_compress_s += f.t_compress_pred;
+  }
+  // Write-time predictions only order the fields; without a measured bandwidth, compression
+  // and writing are assumed to take equally long in all.
+  const double bw = opt.write_bandwidth > 0 ? opt.write_bandwidth
+                    : write_bandwidth > 0  ? write_bandwidth
+                    : my_compress_s > 0    ? my_write_bytes / my_compress_s
+                                           : 1e9;
+  for (Field& f : q) f.t_write_pred = static_cast<double>(f.table[kRegionSize][rank]) / bw;
+
+  // 4. Rank 0 allocates the regions of every field (predictive); all learn the addresses.
+  std::vector<uint64_t> addrs(nf, HADDR_UNDEF);
+  auto share_addrs = [&](auto&& pick) {
+    for (size_t i = 0; i < nf; ++i) addrs[i] = pick(q[i]);
+    return MPI_Bcast(addrs.data(), static_cast<int>(nf), MPI_UINT64_T, 0, comm) == MPI_SUCCESS ? ZCOLL_SUCCESS
+                                                                                                 : ZCOLL_ERR_MPI;
+  };
+  if (predictive) {
+    rc = ZCOLL_SUCCESS;
+    if (rank == 0)
+      for (size_t i = 0; i < nf && !rc; ++i) rc = create_streams(q[i]);
+    if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+    if (nf && (rc = sync([&] { return share_addrs([](const Field& f) { return f.streams_addr; }); }))) return fail(rc);
+    for (size_t i = 0; i < nf; ++i) q[i].streams_addr = addrs[i];
+  }
+
+  // 5. Compress each field and hand its bytes to the writer thread; pipelined mode agrees
+  //    on each field's offsets (and rank 0 allocates them) right after compressing it.
+  std::vector<int> order(nf);
+  std::iota(order.begin(), order.end(), 0);
+  if (predictive && opt.reorder) order = johnson_order(q);
+  const double t_pipe0 = MPI_Wtime();
+  int write_error = 0;
+  double t_write = 0;
+  {
+    WriteQueue writer(fd, opt.overlap ? 2 : 1);
+    for (int idx : order) {
+      Field& f = q[idx];
+      std::vector<uint8_t> buf;
+      size_t bytes = 0;
+      int crc = ZCOLL_SUCCESS;
+      if (f.values) {
+        const zcoll_codec_params p = stream_params(opt.codec, f.eb_abs, f.count, f.ndims, opt.threads);
+        const size_t cap = zcoll_codec_bound(f.values, f.dtype);
+        try {
+          buf = writer.acquire(cap);
+        } catch (const std::bad_alloc&) {
+          crc = ZCOLL_ERR_NO_MEMORY;
+        }
+        const double c0 = MPI_Wtime();
+        if (!crc) crc = zcoll_compress(&p, f.dtype, f.buf, f.values, buf.data(), cap, &bytes, nullptr);
+        t_compress += MPI_Wtime() - c0;
+        if (crc) zcoll::set_error_detail("compressing field '%s' failed: %s", f.name.c_str(), zcoll_strerror(crc));
+      }
+      if (!predictive) {
+        // Exact sizes -> regions; one allgather, then rank 0 allocates.
+        uint64_t pair[2] = {static_cast<uint64_t>(crc), bytes};
+        std::vector<uint64_t> pairs(2 * P);
+        if (sync([&] { return MPI_Allgather(pair, 2, MPI_UINT64_T, pairs.data(), 2, MPI_UINT64_T, comm); }))
+          return fail(ZCOLL_ERR_MPI);
+        if ((rc = sync([&] { return agree(crc); }))) return fail(rc);
+        for (int r = 0; r < P; ++r) f.table[kRegionSize][r] = pairs[2 * r + 1];
+        f.table[kRegionOffset] = prefix_offsets(f.table[kRegionSize]);
+        rc = rank == 0 ? create_streams(f) : ZCOLL_SUCCESS;
+        if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+        uint64_t addr = f.streams_addr;
+        if (sync([&] { return MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, comm); })) return fail(ZCOLL_ERR_MPI);
+        f.streams_addr = addr;
+      }
+      if (crc) {
+        rc = crc;  // agreed after the pipeline (predictive) so that no rank waits on another
+        continue;
+      }
+      f.table[kStreamSize][rank] = bytes;
+      const uint64_t region = f.table[kRegionSize][rank];
+      const size_t in_region = static_cast<size_t>(std::min<uint64_t>(bytes, region));
+      f.overflow.assign(buf.begin() + in_region, buf.begin() + bytes);
+      if (in_region) writer.push(std::move(buf), in_region, f.streams_addr + f.table[kRegionOffset][rank]);
+      if (!opt.overlap) write_error = writer.drain();
+    }
+    write_error = writer.drain();
+    t_write = writer.busy_seconds();
+  }
+  {
+    const double s0 = MPI_Wtime();
+    if (!write_error && fsync(fd) != 0) write_error = errno;
+    t_write += MPI_Wtime() - s0;
+  }
+  const double pipeline_span = MPI_Wtime() - t_pipe0;
+  if (write_error && !rc) {
+    zcoll::set_error_detail("writing %s failed: %s", path.c_str(), std::strerror(write_error));
+    rc = ZCOLL_ERR_IO;
+  }
+  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+
+  // 6. The actual sizes: overflow tables (predictive).
+  if (predictive && nf) {
+    std::vector<uint64_t> sizes(nf), all_sizes(nf * P);
+    for (size_t i = 0; i < nf; ++i) sizes[i] = q[i].table[kStreamSize][rank];
+    if (sync([&] {
+          return MPI_Allgather(sizes.data(), static_cast<int>(nf), MPI_UINT64_T, all_sizes.data(),
+                               static_cast<int>(nf), MPI_UINT64_T, comm);
+        }))
+      return fail(ZCOLL_ERR_MPI);
+    for (size_t i = 0; i < nf; ++i)
+      for (int r = 0; r < P; ++r) q[i].table[kStreamSize][r] = all_sizes[r * nf + i];
+  } else {
+    for (Field& f : q) f.table[kStreamSize] = f.table[kRegionSize];
+  }
+  for (Field& f : q) {
+    for (int r = 0; r < P; ++r) {
+      const uint64_t s = f.table[kStreamSize][r], reg = f.table[kRegionSize][r];
+      f.table[kOverflowSize][r] = s > reg ? s - reg : 0;
+    }
+    f.table[kOverflowOffset] = prefix_offsets(f.table[kOverflowSize]);
+  }
+
+  // 7. Rank 0 appends the overflow datasets; ranks with an overflow write it there.
+  rc = ZCOLL_SUCCESS;
+  if (rank == 0)
+    for (size_t i = 0; i < nf && !rc; ++i) rc = create_overflow(q[i]);
+  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+  if (nf && (rc = sync([&] { return share_addrs([](const Field& f) { return f.overflow_addr; }); }))) return fail(rc);
+  bool wrote_overflow = false;
+  for (size_t i = 0; i < nf && !rc; ++i) {
+    Field& f = q[i];
+    f.overflow_addr = addrs[i];
+    if (f.overflow.empty()) continue;
+    const double s0 = MPI_Wtime();
+    size_t done = 0;
+    const uint64_t base = f.overflow_addr + f.table[kOverflowOffset][rank];
+    while (done < f.overflow.size() && !rc) {
+      const ssize_t n = pwrite(fd, f.overflow.data() + done, f.overflow.size() - done, static_cast<off_t>(base + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        zcoll::set_error_detail("writing the overflow of '%s' to %s failed: %s", f.name.c_str(), path.c_str(),
+                                std::strerror(n < 0 ? errno : EIO));
+        rc = ZCOLL_ERR_IO;
+      }
+      done += n > 0 ? static_cast<size_t>(n) : 0;
+    }
+    wrote_overflow = true;
+    t_write += MPI_Wtime() - s0;
+  }
+  if (wrote_overflow && !rc && fsync(fd) != 0) {
+    zcoll::set_error_detail("syncing %s failed: %s", path.c_str(), std::strerror(errno));
+    rc = ZCOLL_ERR_IO;
+  }
+  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+
+  // 8. Rank 0 writes the tables.
+  if (rank == 0) {
+    for (size_t i = 0; i < nf && !rc; ++i) rc = write_tables(q[i]);
+    if (!rc) {
+      QuietHdf5 quiet;
+      if (!write_attr_u32(file.get(), name::kFields, static_cast<uint32_t>(fields_written + nf)) ||
+          H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0) {
+        zcoll::set_error_detail("HDF5 failed to update the root attributes of %s", path.c_str());
+        rc = ZCOLL_ERR_IO;
+      }
+    }
+  }
+  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+
+  // 9. Learn for the next flush, and report.
+  uint64_t my_bytes = 0;
+  for (const Field& f : q) my_bytes += f.table[kStreamSize][rank];
+  if (t_write > 0 && my_bytes) write_bandwidth = static_cast<double>(my_bytes) / t_write;
+  double predicted_s = 0;
+  for (const Field& f : q) predicted_s += f.t_compress_pred;
+  if (predictive && predicted_s > 0 && t_compress > 0)
+    compress_factor = std::clamp(compress_factor * t_compress / predicted_s, 0.1, 10.0);
+
+  zcoll_h5_report r{};
+  std::vector<double> errs;
+  std::vector<bool> overflowed(P, false);
+  for (const Field& f : q) {
+    r.raw_bytes += volume(f.dims, f.ndims) * dtype_size(f.dtype);
+    r.stream_bytes += sum(f.table[kStreamSize]);
+    r.reserved_bytes += sum(f.table[kRegionSize]);
+    r.overflow_bytes += sum(f.table[kOverflowSize]);
+    for (int p = 0; p < P; ++p) {
+      if (f.table[kOverflowSize][p]) overflowed[p] = true;
+      const double actual = static_cast<double>(f.table[kStreamSize][p]);
+      if (predictive && actual > 0)
+        errs.push_back(std::fabs(static_cast<double>(f.table[kPredictedSize][p]) - actual) / actual);
+    }
+  }
+  r.fields = static_cast<int>(nf);
+  r.overflow_ranks = static_cast<int>(std::count(overflowed.begin(), overflowed.end(), true));
+  r.t_predict = t_predict;
+  r.t_compress = t_compress;
+  r.t_write = t_write;
+  r.t_write_exposed = std::max(0.0, pipeline_span - t_compress);
+  r.t_sync = t_sync;
+  double mine_total = MPI_Wtime() - t_begin;
+  if (MPI_Allreduce(&mine_total, &r.t_total, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI);
+  r.predicted_ratio_err = Totals::median(errs);
+  r.overlap = Totals::overlap_of(t_compress, t_write, pipeline_span);
+  totals.add(r, errs, pipeline_span);
+  fields_written += static_cast<int>(nf);
+  queue.clear();
+  if (report) *report = r;
+  return ZCOLL_SUCCESS;
+}
+
+// Flushes what is queued, marks the file complete (rank 0) and syncs it. The file is
+// complete only if every rank's flush succeeded.
+int zcoll_h5_writer_s::finish(zcoll_h5_report* report) {
+  // Every rank flushes, even with nothing queued, so that a rank that queued fewer fields
+  // is caught instead of waited for.
+  int rc = failed ? failed : flush(nullptr);
+  if (rank == 0 && file.ok()) {
+    QuietHdf5 quiet;
+    const bool ok = !rc && write_attr_u32(file.get(), name::kComplete, 1) && file.close();
+    file.reset();
+    if (!rc && !ok) {
+      zcoll::set_error_detail("HDF5 failed to close %s", path.c_str());
+      rc = ZCOLL_ERR_IO;
+    }
+  }
+  // Rank 0's metadata went through HDF5's own descriptor: sync it through ours.
+  if (!rc && fd >= 0 && fsync(fd) != 0) {
+    zcoll::set_error_detail("syncing %s failed: %s", path.c_str(), std::strerror(errno));
+    rc = ZCOLL_ERR_IO;
+  }
+  if (fd >= 0) close(fd);
+  fd = -1;
+  if (!failed) rc = agree(rc);
+  else rc = failed;
+  uint64_t file_bytes = 0;
+  struct stat st;
+  if (rank == 0 && stat(path.c_str(), &st) == 0) file_bytes = static_cast<uint64_t>(st.st_size);
+  MPI_Bcast(&file_bytes, 1, MPI_UINT64_T, 0, comm);
+  if (report) {
+    *report = totals.r;
+    report->file_bytes = file_bytes;
+  }
+  return rc;
+}
+
+namespace {
+
+bool valid_name(const char* name) {
+  if (!name) return false;
+  const size_t n = std::strlen(name);
+  return n >= 1 && n <= 255 && name[0] != '_' && !std::strchr(name, '/') && std::strcmp(name, ".") != 0;
+}
+
+int arg_error(const char* what) {
+  zcoll::set_error_detail("%s", what);
+  return ZCOLL_ERR_ARG;
+}
+
+}  // namespace
+
+extern "C" {
+
+void zcoll_h5_options_init(zcoll_h5_options* o) {
+  if (!o) return;
+  *o = zcoll_h5_options{};
+  o->mode = ZCOLL_H5_PREDICTIVE;
+  o->codec = ZCOLL_CODEC_FZL;
+  o->threads = 0;
+  o->extra_space = 1.25;
+  o->reorder = 1;
+  o->overlap = 1;
+  o->sample_fraction = 0.01;
+  o->write_bandwidth = 0;
+}
+
+const char* zcoll_h5_error_detail(void) { return zcoll_error_detail(); }
+
+int zcoll_h5_writer_create(MPI_Comm comm, const char* path, const zcoll_h5_options* options, zcoll_h5_writer* writer) {
+  return zcoll::guarded([&]() -> int {
+    if (!writer) return arg_error("writer is NULL");
+    *writer = nullptr;
+    if (comm == MPI_COMM_NULL || !path || !*path) return arg_error("comm or path is NULL");
+    zcoll_h5_options o;
+    zcoll_h5_options_init(&o);
+    if (options) o = *options;
+    if (o.mode != ZCOLL_H5_PREDICTIVE && o.mode != ZCOLL_H5_PIPELINED) return arg_error("unknown mode");
+    if (o.codec < ZCOLL_CODEC_FZL || o.codec > ZCOLL_CODEC_SZX) {
+      zcoll::set_error_detail("unknown codec %d", o.codec);
+      return ZCOLL_ERR_CODEC;
+    }
+    if (!(o.extra_space >= 1 && o.extra_space <= 100)) return arg_error("extra_space must be in [1, 100]");
+    if (!(o.sample_fraction > 0 && o.sample_fraction <= 1)) return arg_error("sample_fraction must be in (0, 1]");
+    if (o.threads < 0 || !(o.write_bandwidth >= 0)) return arg_error("threads and write_bandwidth must be >= 0");
+    auto w = std::make_unique<zcoll_h5_writer_s>();
+    w->opt = o;
+    w->path = path;
+    if (MPI_Comm_dup(comm, &w->comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+    MPI_Comm_rank(w->comm, &w->rank);
+    MPI_Comm_size(w->comm, &w->size);
+    int rc = ZCOLL_SUCCESS;
+    if (w->rank == 0) {
+      QuietHdf5 quiet;
+      Handle fapl = file_access();
+      w->file = Handle(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+      const bool ok = w->file.ok() && write_attr_u32(w->file.get(), name::kFormatVersion, ZCOLL_H5_FORMAT_VERSION) &&
+                      write_attr_u32(w->file.get(), name::kComplete, 0) &&
+                      write_attr_string(w->file.get(), name::kMode,
+                                        o.mode == ZCOLL_H5_PREDICTIVE ? "predictive" : "pipelined") &&
+                      write_attr_u32(w->file.get(), name::kWriterRanks, static_cast<uint32_t>(w->size)) &&
+                      write_attr_u32(w->file.get(), name::kFields, 0) && H5Fflush(w->file.get(), H5F_SCOPE_LOCAL) >= 0;
+      if (!ok) {
+        zcoll::set_error_detail("HDF5 could not create %s", path);
+        rc = ZCOLL_ERR_IO;
+      }
+    }
+    // The others open the file once rank 0 has created it.
+    if (MPI_Bcast(&rc, 1, MPI_INT, 0, w->comm) != MPI_SUCCESS) rc = ZCOLL_ERR_MPI;
+    if (!rc) {
+      w->fd = open(path, O_WRONLY | O_CLOEXEC);
+      if (w->fd < 0) {
+        zcoll::set_error_detail("cannot open %s for writing: %s", path, std::strerror(errno));
+        rc = ZCOLL_ERR_IO;
+      }
+    } else if (w->rank != 0) {
+      zcoll::set_error_detail("rank 0 could not create %s with HDF5", path);
+    }
+    rc = w->agree(rc);
+    if (rc) {
+      if (w->fd >= 0) close(w->fd);
+      w->file.reset();
+      MPI_Comm_free(&w->comm);
+      return rc;
+    }
+    *writer = w.release();
+    return ZCOLL_SUCCESS;
+  });
+}
+
+int zcoll_h5_write_field(zcoll_h5_writer w, const char* name, zcoll_dtype dtype, int ndims, const uint64_t* dims,
+                         const uint64_t* start, const uint64_t* count, const void* buf, zcoll_eb_mode eb_mode,
+                         double eb) {
+  return zcoll::guarded([&]() -> int {
+    if (!w) return arg_error("writer is NULL");
+    if (w->failed) return w->failed;
+    if (!valid_name(name)) return arg_error("a field name has 1-255 characters, no '/', and does not start with '_'");
+    if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64) return ZCOLL_ERR_DTYPE;
+    if (ndims < 1 || ndims > ZCOLL_H5_MAX_DIMS || !dims || !start || !count)
+      return arg_error("ndims must be 1-8 and dims, start, count given");
+    if (eb_mode != ZCOLL_EB_ABS && eb_mode != ZCOLL_EB_REL) return arg_error("unknown eb_mode");
+    if (!(eb > 0) || !std::isfinite(eb)) return arg_error("eb must be a positive finite number");
+    if (w->names.count(name)) {
+      zcoll::set_error_detail("field '%s' was already written or queued", name);
+      return ZCOLL_ERR_ARG;
+    }
+    Field f;
+    f.name = name;
+    f.dtype = dtype;
+    f.ndims = ndims;
+    for (int d = 0; d < ndims; ++d) {
+      if (dims[d] == 0 || count[d] > dims[d] || start[d] > dims[d] - count[d]) {
+        zcoll::set_error_detail("field '%s': dimension %d: start %llu + count %llu exceeds the extent %llu", name, d,
+                                static_cast<unsigned long long>(start[d]), static_cast<unsigned long long>(count[d]),
+                                static_cast<unsigned long long>(dims[d]));
+        return ZCOLL_ERR_ARG;
+      }
+      f.dims[d] = dims[d];
+      f.start[d] = start[d];
+      f.count[d] = count[d];
+    }
+    f.values = volume(f.count, ndims);
+    if (f.values > SIZE_MAX / 8) return arg_error("the hyperslab is too large");
+    if (f.values && !buf) return arg_error("buf is NULL");
+    f.buf = buf;
+    f.eb_mode = eb_mode;
+    f.eb = eb;
+    f.index = w->fields_written + static_cast<int>(w->queue.size());
+    w->queue.push_back(std::move(f));
+    w->names.insert(name);
+    return ZCOLL_SUCCESS;
+  });
+}
+
+int zcoll_h5_writer_flush(zcoll_h5_writer w, zcoll_h5_report* report) {
+  return zcoll::guarded([&]() -> int {
+    if (!w) return arg_error("writer is NULL");
+    return w->flush(report);
+  });
+}
+
+int zcoll_h5_writer_close(zcoll_h5_writer* writer, zcoll_h5_report* report) {
+  return zcoll::guarded([&]() -> int {
+    if (!writer || !*writer) return arg_error("writer is NULL");
+    std::unique_ptr<zcoll_h5_writer_s> w(*writer);
+    *writer = nullptr;
+    const int rc = w->finish(report);
+    MPI_Comm_free(&w->comm);
+    return rc;
+  });
+}
+
+}  // extern "C"
