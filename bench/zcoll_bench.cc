@@ -25,6 +25,9 @@
 //   mpiexec -n N zcoll-bench coll --op OP --input FILE ... (see coll_bench.cc): compressed
 // collectives (reductions included) against plain MPI on the same buffers; MPI is initialised
 // only there.
+//   mpiexec -n N zcoll-bench h5write --input FILE ... --out FILE.h5 --mode MODE (see
+// h5write_bench.cc): compressed parallel HDF5 writes, timed to storage and read back; only in
+// builds with libzcoll_h5 (ZCOLL_BENCH_H5WRITE).
 // `zcoll-bench --help` lists the verbs; `zcoll-bench VERB --help` describes one.
 #include <algorithm>
 #include <chrono>
@@ -76,11 +79,23 @@ const char* const kCollSynopsis =
     "                         OP: allgather|bcast|scatter|gather|alltoall|reduce_scatter|allreduce|reduce\n"
     "                         (zcoll-bench coll --help for details)\n";
 
+#ifdef ZCOLL_BENCH_H5WRITE
+const char* const kH5writeSynopsis =
+    "usage: mpiexec -n N zcoll-bench h5write --input F [--input F ...] --out FILE\n"
+    "                         --mode raw|filter|predictive|pipelined [--eb-mode rel|abs] [--eb X]\n"
+    "                         [--reorder on|off] [--extra-space X] [--mib-per-rank M] [--fields K]\n"
+    "                         [--codec NAME] [--threads T] [--no-verify] [--json]\n"
+    "                         (zcoll-bench h5write --help for details)\n";
+#endif
+
 // Every verb's synopsis, "usage: " dropped after the first.
 std::string all_usage() {
+  std::vector<std::string> verbs = {codec_usage(), kHomomorphicUsage, kCollSynopsis};
+#ifdef ZCOLL_BENCH_H5WRITE
+  verbs.push_back(kH5writeSynopsis);
+#endif
   std::string out;
-  for (std::string u : {codec_usage(), std::string(kHomomorphicUsage), std::string(kCollSynopsis)})
-    out += out.empty() ? u : "       " + u.substr(7);
+  for (const std::string& u : verbs) out += out.empty() ? u : "       " + u.substr(7);
   return out;
 }
 
@@ -113,6 +128,10 @@ const char* const kVerbs =
     "  codec        ratio, throughput and error of one field, or the table of the data/ fields\n"
     "  homomorphic  A + B on compressed streams against decompress-add-compress (no MPI)\n"
     "  coll         one collective, compressed against plain MPI on the same buffers (under mpiexec)\n"
+#ifdef ZCOLL_BENCH_H5WRITE
+    "  h5write      fields written to one parallel HDF5 file: uncompressed, through the zcoll filter,\n"
+    "               or with zcoll_h5_writer (predictive, pipelined); timed to storage (under mpiexec)\n"
+#endif
     "zcoll-bench VERB --help describes one.\n\n";
 
 double now() {
@@ -620,6 +639,9 @@ int homomorphic_main(int argc, char** argv) {
 }  // namespace
 
 int coll_main(int argc, char** argv);  // coll_bench.cc
+#ifdef ZCOLL_BENCH_H5WRITE
+int h5write_main(int argc, char** argv);  // h5write_bench.cc
+#endif
 
 int main(int argc, char** argv) {
   if (argc < 2) usage("missing command (codec, homomorphic or coll)");
@@ -628,5 +650,8 @@ int main(int argc, char** argv) {
   if (cmd == "codec") return codec_main(argc - 2, argv + 2);
   if (cmd == "homomorphic") return homomorphic_main(argc - 2, argv + 2);
   if (cmd == "coll") return coll_main(argc - 2, argv + 2);
+#ifdef ZCOLL_BENCH_H5WRITE
+  if (cmd == "h5write") return h5write_main(argc - 2, argv + 2);
+#endif
   usage(("unknown command " + cmd).c_str());
 }

@@ -110,12 +110,14 @@ typedef struct zcoll_h5_report {
                                 compressed size (predictive; 0 otherwise) */
   double t_predict;          /* seconds sampling and predicting */
   double t_compress;         /* seconds compressing */
-  double t_write;            /* seconds the helper thread spent writing */
-  double t_write_exposed;    /* seconds of writing not hidden behind compression */
-  double t_sync;             /* seconds in the allgathers and metadata steps */
+  double t_write;            /* seconds spent writing (the helper thread's pwrites, the
+                                fsyncs, the overflow) */
+  double t_write_exposed;    /* seconds the calling thread waited for writes: the part of
+                                t_write that compression did not hide */
+  double t_sync;             /* seconds in the agreements, allgathers and metadata steps */
   double t_total;            /* seconds of the whole flush (max over ranks) */
-  double overlap;            /* (t_compress + t_write - busy time) / min(t_compress, t_write):
-                                1 = the shorter of the two entirely hidden, 0 = none */
+  double overlap;            /* 1 - t_write_exposed / t_write: the share of the writing hidden
+                                behind compression (0 when nothing was written) */
 } zcoll_h5_report;
 
 /* Collective. Creates (truncates) the file at path. */

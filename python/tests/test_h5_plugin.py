@@ -212,19 +212,6 @@ def _test_bad_options_refused(tmp):
 
 
 if __name__ == "__main__":
-    _PLAIN = True
-    failed = 0
-    for fn in [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]:
-        try:
-            fn()
-            print("PASS", fn.__name__)
-        except SystemExit as e:
-            if str(e).startswith("SKIP"):
-                print(fn.__name__, str(e))
-            else:
-                print("FAIL", fn.__name__, e)
-                failed += 1
-        except Exception as e:  # noqa: BLE001
-            print("FAIL", fn.__name__, repr(e))
-            failed += 1
-    sys.exit(1 if failed else 0)
+    import plain_runner
+
+    sys.exit(plain_runner.run(globals()))

@@ -57,6 +57,12 @@ Handle file_access() {
   return fapl;
 }
 
+Handle untimed(hid_t cls) {
+  Handle p(H5Pcreate(cls));
+  if (p.ok()) H5Pset_obj_track_times(p.get(), false);
+  return p;
+}
+
 namespace {
 
 Handle scalar_space() { return Handle(H5Screate(H5S_SCALAR)); }
@@ -145,7 +151,8 @@ bool read_attr_string(hid_t obj, const char* name, std::string* v) {
 bool write_table(hid_t group, const char* name, const std::vector<uint64_t>& v, const std::vector<hsize_t>& shape) {
   Handle space(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr));
   if (!space.ok()) return false;
-  Handle d(H5Dcreate2(group, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  Handle dcpl = untimed(H5P_DATASET_CREATE);
+  Handle d(H5Dcreate2(group, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
   return d.ok() && (v.empty() || H5Dwrite(d.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0) &&
          d.close();
 }

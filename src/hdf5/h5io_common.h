@@ -73,6 +73,10 @@ class QuietHdf5 {
 // flock, and the writer's ranks write the file through their own descriptors anyway.
 Handle file_access();
 
+// A creation property list (group or dataset) without modification times, so that the same
+// writes give the same file bytes.
+Handle untimed(hid_t cls);
+
 // Attributes of an object. write_* return false on an HDF5 failure; read_* return false
 // when the attribute is missing or has another class or element count.
 bool write_attr_u32(hid_t obj, const char* name, uint32_t v);

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -38,12 +39,27 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// A compressed stream's buffer. Not value-initialised: the codec writes only the stream's
+// bytes, so only those pages are ever touched, not the worst-case capacity.
+struct Buffer {
+  std::unique_ptr<uint8_t[]> data;
+  size_t capacity = 0;
+  void reserve(size_t n) {
+    if (capacity >= n) return;
+    data.reset(new uint8_t[n]);
+    capacity = n;
+  }
+};
+
 // Writes runs of bytes at file offsets on one helper thread, in order. Buffers come back
 // for reuse, and at most `depth` wait or are written at once, which bounds the memory a
 // flush holds to depth + 1 compressed fields.
 class WriteQueue {
  public:
-  WriteQueue(int fd, int depth) : fd_(fd), depth_(depth), thread_([this] { run(); }) {}
+  // Buffers come from and go back to `pool`, which outlives the queue (the writer keeps it
+  // across flushes).
+  WriteQueue(int fd, int depth, std::vector<Buffer>* pool)
+      : fd_(fd), depth_(depth), free_(*pool), thread_([this] { run(); }) {}
   ~WriteQueue() {
     {
       std::lock_guard<std::mutex> l(m_);
@@ -54,20 +70,22 @@ class WriteQueue {
   }
 
   // A buffer of at least `size` bytes, once fewer than depth writes are pending.
-  std::vector<uint8_t> acquire(size_t size) {
+  Buffer acquire(size_t size) {
     std::unique_lock<std::mutex> l(m_);
+    const double t0 = seconds_now();
     done_cv_.wait(l, [&] { return static_cast<int>(jobs_.size()) < depth_; });
-    std::vector<uint8_t> b;
+    wait_seconds_ += seconds_now() - t0;
+    Buffer b;
     if (!free_.empty()) {
       b = std::move(free_.back());
       free_.pop_back();
     }
     l.unlock();
-    if (b.size() < size) b.resize(size);
+    b.reserve(size);
     return b;
   }
 
-  void push(std::vector<uint8_t>&& buf, size_t len, uint64_t offset) {
+  void push(Buffer&& buf, size_t len, uint64_t offset) {
     {
       std::lock_guard<std::mutex> l(m_);
       jobs_.push_back(Job{std::move(buf), len, offset});
@@ -78,8 +96,15 @@ class WriteQueue {
   // Waits for every pending write; returns the first errno seen (0: all written).
   int drain() {
     std::unique_lock<std::mutex> l(m_);
+    const double t0 = seconds_now();
     done_cv_.wait(l, [&] { return jobs_.empty() && !busy_; });
+    wait_seconds_ += seconds_now() - t0;
     return error_;
+  }
+  // Seconds the calling thread waited for writes: the writing compression did not hide.
+  double wait_seconds() {
+    std::lock_guard<std::mutex> l(m_);
+    return wait_seconds_;
   }
   double busy_seconds() {
     std::lock_guard<std::mutex> l(m_);
@@ -88,7 +113,7 @@ class WriteQueue {
 
  private:
   struct Job {
-    std::vector<uint8_t> buf;
+    Buffer buf;
     size_t len;
     uint64_t offset;
   };
@@ -118,7 +143,7 @@ class WriteQueue {
   int write_all(const Job& j) const {
     size_t done = 0;
     while (done < j.len) {
-      const ssize_t n = pwrite(fd_, j.buf.data() + done, j.len - done, static_cast<off_t>(j.offset + done));
+      const ssize_t n = pwrite(fd_, j.buf.data.get() + done, j.len - done, static_cast<off_t>(j.offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return n < 0 ? errno : EIO;
       done += static_cast<size_t>(n);
@@ -130,10 +155,10 @@ class WriteQueue {
   std::mutex m_;
   std::condition_variable cv_, done_cv_;
   std::deque<Job> jobs_;
-  std::vector<std::vector<uint8_t>> free_;
+  std::vector<Buffer>& free_;
   bool stop_ = false, busy_ = false;
   int error_ = 0;
-  double busy_seconds_ = 0;
+  double busy_seconds_ = 0, wait_seconds_ = 0;
   std::thread thread_;
 };
 
@@ -231,8 +256,7 @@ namespace {
 struct Totals {
   zcoll_h5_report r{};
   std::vector<double> ratio_errors;
-  double span = 0;  // seconds of the compress-and-write pipelines
-  void add(const zcoll_h5_report& f, const std::vector<double>& errs, double pipeline_span) {
+  void add(const zcoll_h5_report& f, const std::vector<double>& errs) {
     r.fields += f.fields;
     r.raw_bytes += f.raw_bytes;
     r.stream_bytes += f.stream_bytes;
@@ -246,12 +270,8 @@ struct Totals {
     r.t_sync += f.t_sync;
     r.t_total += f.t_total;
     ratio_errors.insert(ratio_errors.end(), errs.begin(), errs.end());
-    span += pipeline_span;
-    finish();
-  }
-  void finish() {
     r.predicted_ratio_err = median(ratio_errors);
-    r.overlap = overlap_of(r.t_compress, r.t_write, span);
+    r.overlap = overlap_of(r.t_write, r.t_write_exposed);
   }
   static double median(std::vector<double> v) {
     if (v.empty()) return 0;
@@ -259,10 +279,9 @@ struct Totals {
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   }
-  static double overlap_of(double c, double w, double span) {
-    const double shorter = std::min(c, w);
-    if (shorter <= 0) return 0;
-    return std::clamp((c + w - span) / shorter, 0.0, 1.0);
+  // The share of the writing hidden behind compression.
+  static double overlap_of(double write, double exposed) {
+    return write > 0 ? std::clamp(1 - exposed / write, 0.0, 1.0) : 0;
   }
 };
 
@@ -282,6 +301,7 @@ struct zcoll_h5_writer_s {
   double write_bandwidth = 0;    // bytes/s per rank learnt from earlier flushes
   double compress_factor = 1;    // measured / predicted compression seconds, learnt
   Totals totals;                 // over the flushes so far
+  std::vector<Buffer> buffers;   // the compressed streams' buffers, reused across flushes
 
   // The agreed outcome of a step: the worst code of any rank, with that rank's detail
   // sentence on every rank.
@@ -319,7 +339,8 @@ int create_byte_dataset(hid_t group, const char* name, uint64_t n, haddr_t* addr
   Handle space(H5Screate_simple(1, &dim, nullptr));
   Handle dcpl(H5Pcreate(H5P_DATASET_CREATE));
   if (!space.ok() || !dcpl.ok() || H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS) < 0 ||
-      H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY) < 0 || H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) < 0)
+      H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY) < 0 || H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) < 0 ||
+      H5Pset_obj_track_times(dcpl.get(), false) < 0)
     return ZCOLL_ERR_IO;
   Handle d(H5Dcreate2(group, name, H5T_STD_U8LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
   if (!d.ok()) return ZCOLL_ERR_IO;
@@ -341,7 +362,8 @@ std::vector<uint64_t> prefix_offsets(const std::vector<uint64_t>& sizes) {
 // Rank 0: the field's group, attributes and `streams` dataset (its regions are final).
 int zcoll_h5_writer_s::create_streams(Field& f) {
   QuietHdf5 quiet;
-  Handle g(H5Gcreate2(file.get(), f.name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  Handle gcpl = untimed(H5P_GROUP_CREATE);
+  Handle g(H5Gcreate2(file.get(), f.name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
   if (!g.ok()) return h5_fail("create the group", f.name);
   const bool attrs = write_attr_u32(g.get(), name::kFieldIndex, static_cast<uint32_t>(f.index)) &&
                      write_attr_u32(g.get(), name::kDtype, f.dtype) &&
@@ -514,14 +536,13 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
   std::vector<int> order(nf);
   std::iota(order.begin(), order.end(), 0);
   if (predictive && opt.reorder) order = johnson_order(q);
-  const double t_pipe0 = MPI_Wtime();
   int write_error = 0;
-  double t_write = 0;
+  double t_write = 0, t_exposed = 0;
   {
-    WriteQueue writer(fd, opt.overlap ? 2 : 1);
+    WriteQueue writer(fd, opt.overlap ? 2 : 1, &buffers);
     for (int idx : order) {
       Field& f = q[idx];
-      std::vector<uint8_t> buf;
+      Buffer buf;
       size_t bytes = 0;
       int crc = ZCOLL_SUCCESS;
       if (f.values) {
@@ -533,7 +554,7 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
           crc = ZCOLL_ERR_NO_MEMORY;
         }
         const double c0 = MPI_Wtime();
-        if (!crc) crc = zcoll_compress(&p, f.dtype, f.buf, f.values, buf.data(), cap, &bytes, nullptr);
+        if (!crc) crc = zcoll_compress(&p, f.dtype, f.buf, f.values, buf.data.get(), cap, &bytes, nullptr);
         t_compress += MPI_Wtime() - c0;
         if (crc) zcoll::set_error_detail("compressing field '%s' failed: %s", f.name.c_str(), zcoll_strerror(crc));
       }
@@ -559,19 +580,20 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
       f.table[kStreamSize][rank] = bytes;
       const uint64_t region = f.table[kRegionSize][rank];
       const size_t in_region = static_cast<size_t>(std::min<uint64_t>(bytes, region));
-      f.overflow.assign(buf.begin() + in_region, buf.begin() + bytes);
+      f.overflow.assign(buf.data.get() + in_region, buf.data.get() + bytes);
       if (in_region) writer.push(std::move(buf), in_region, f.streams_addr + f.table[kRegionOffset][rank]);
       if (!opt.overlap) write_error = writer.drain();
     }
     write_error = writer.drain();
     t_write = writer.busy_seconds();
+    t_exposed = writer.wait_seconds();
   }
   {
     const double s0 = MPI_Wtime();
     if (!write_error && fsync(fd) != 0) write_error = errno;
     t_write += MPI_Wtime() - s0;
+    t_exposed += MPI_Wtime() - s0;
   }
-  const double pipeline_span = MPI_Wtime() - t_pipe0;
   if (write_error && !rc) {
     zcoll::set_error_detail("writing %s failed: %s", path.c_str(), std::strerror(write_error));
     rc = ZCOLL_ERR_IO;
@@ -626,6 +648,7 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
     }
     wrote_overflow = true;
     t_write += MPI_Wtime() - s0;
+    t_exposed += MPI_Wtime() - s0;
   }
   if (wrote_overflow && !rc && fsync(fd) != 0) {
     zcoll::set_error_detail("syncing %s failed: %s", path.c_str(), std::strerror(errno));
@@ -676,13 +699,13 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
   r.t_predict = t_predict;
   r.t_compress = t_compress;
   r.t_write = t_write;
-  r.t_write_exposed = std::max(0.0, pipeline_span - t_compress);
+  r.t_write_exposed = t_exposed;
   r.t_sync = t_sync;
   double mine_total = MPI_Wtime() - t_begin;
   if (MPI_Allreduce(&mine_total, &r.t_total, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI);
   r.predicted_ratio_err = Totals::median(errs);
-  r.overlap = Totals::overlap_of(t_compress, t_write, pipeline_span);
-  totals.add(r, errs, pipeline_span);
+  r.overlap = Totals::overlap_of(t_write, t_exposed);
+  totals.add(r, errs);
   fields_written += static_cast<int>(nf);
   queue.clear();
   if (report) *report = r;

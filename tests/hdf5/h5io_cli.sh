@@ -2,7 +2,7 @@
 # h5io_cli.sh ZCOLL_H5 H5DUMP DATA_DIR FILE OUT_DIR: the zcoll-h5 tool on a file that
 # test_h5io wrote with 3 ranks (fields cesm_TS = data/cesm_TS_10x192x288.f32 whole, and
 # turb_1d = data/turb_wmag_91x91x91.f32). Also leaves the file and a JSON sidecar in
-# OUT_DIR for the Python reader's cross-check (ZCOLL_H5IO_FILES).
+# OUT_DIR/c_files for the Python reader's cross-check (ZCOLL_H5IO_FILES).
 set -euo pipefail
 tool=$1 h5dump=$2 data=$3 file=$4 out=$5
 mkdir -p "$out"
@@ -47,8 +47,9 @@ set -e
 [ $rc = 1 ] || fail "ls on a truncated file exited $rc"
 grep -q 'corrupt\|truncated' "$out/cut.err" || fail "no clear message: $(cat "$out/cut.err")"
 
-cp "$file" "$out/c_written.zh5"
-cat > "$out/c_written.zh5.json" <<JSON
+mkdir -p "$out/c_files"
+cp "$file" "$out/c_files/c_written.zh5"
+cat > "$out/c_files/c_written.json" <<JSON
 {"fields": [{"name": "cesm_TS", "raw": "$data/cesm_TS_10x192x288.f32", "dtype": "float32", "shape": [10, 192, 288]},
             {"name": "turb_1d", "raw": "$data/turb_wmag_91x91x91.f32", "dtype": "float32", "shape": [753571]}]}
 JSON
