@@ -273,6 +273,7 @@ double resolve_eb_abs(const Opts& o, const Input& in) {
 struct Result {
   double time_s = 0, t_predict = 0, t_compress = 0, t_write = 0, t_write_exposed = 0, t_sync = 0, t_fsync = 0;
   double t_flush = 0;  // predictive, pipelined: the writer's flush (zcoll_h5_report.t_total), the rest is create and close
+  double t_compress_predicted = 0;  // predictive: the writer's model of t_compress (this rank's)
   double overlap = 0, predicted_ratio_err = NAN;
   uint64_t raw_bytes = 0, file_bytes = 0, stream_bytes = 0, reserved_bytes = 0, overflow_bytes = 0;
   int overflow_ranks = 0;
@@ -470,6 +471,7 @@ bool write_zcoll(const Opts& o, const std::vector<Field>& fields, Result* res) {
   if (!ok) return false;
   res->t_predict = rep.t_predict;
   res->t_compress = rep.t_compress;
+  res->t_compress_predicted = rep.t_compress_predicted;
   res->t_write = rep.t_write;
   res->t_write_exposed = rep.t_write_exposed;
   res->t_sync = rep.t_sync;
@@ -725,7 +727,8 @@ void print(const Opts& o, const std::vector<Input>& inputs, const std::vector<Fi
     j.num("ratio", ratio, "%.4f").num("storage_overhead", overhead, "%.4f");
     j.num("time_s", r.time_s).num("mib_s", mib_s, "%.2f");
     j.num("t_predict", r.t_predict).num("t_compress", r.t_compress).num("t_write", r.t_write);
-    j.num("t_write_exposed", r.t_write_exposed).num("t_sync", r.t_sync).num("t_fsync", r.t_fsync).num("t_flush", r.t_flush);
+    j.num("t_write_exposed", r.t_write_exposed).num("t_sync", r.t_sync).num("t_fsync", r.t_fsync);
+    j.num("t_flush", r.t_flush).num("t_compress_predicted", r.t_compress_predicted);
     j.num("overlap", r.overlap, "%.4f").num("predicted_ratio_err", r.predicted_ratio_err, "%.4f");
     j.num("extra_space", o.predictive() ? o.extra_space : NAN, "%.4g");
     j.raw("reorder", o.predictive() ? (o.reorder ? "true" : "false") : "null");

@@ -110,6 +110,7 @@ typedef struct zcoll_h5_report {
                                 compressed size (predictive; 0 otherwise) */
   double t_predict;          /* seconds sampling and predicting */
   double t_compress;         /* seconds compressing */
+  double t_compress_predicted; /* predictive: what the model predicted for t_compress */
   double t_write;            /* seconds spent writing (the helper thread's pwrites, the
                                 fsyncs, the overflow) */
   double t_write_exposed;    /* seconds the calling thread waited for writes: the part of

@@ -8,8 +8,8 @@
 #     --no-build                only install packages (and the venv with --python)
 #     --no-apt                  do not check Debian packages
 #
-# Packages (scripts/lib.sh): ZCOLL_APT_BUILD, ZCOLL_APT_FUZZ and ZCOLL_APT_HDF5 (serial HDF5,
-# h5dump, python3-h5py: the HDF5 filter plugin and its tests). Missing ones are installed
+# Packages (scripts/lib.sh): ZCOLL_APT_BUILD, ZCOLL_APT_FUZZ and ZCOLL_APT_HDF5 (serial and
+# parallel HDF5, h5dump, python3-h5py, FUSE 3: the HDF5 component, its tests and benchmark). Missing ones are installed
 # with apt-get when run as root; otherwise the exact apt-get command is printed and the
 # script exits 1.
 set -euo pipefail

@@ -15,15 +15,15 @@ ZCOLL_APT_BUILD=(build-essential cmake pkg-config libmpich-dev mpich libopenmpi-
 ZCOLL_APT_FUZZ=(clang libclang-rt-14-dev libomp-dev)
 # python3-dev: mpi4py is built from source against each MPI (scripts/test.sh, stage python).
 ZCOLL_APT_PYTHON=(python3 python3-venv python3-pip python3-dev)
-# The HDF5 filter plugin (src/hdf5, ZCOLL_WITH_HDF5) and its readers' tests: serial HDF5
-# 1.10 (the plugin needs nothing parallel), h5dump, and Debian's h5py on the system python3
-# (the same libhdf5_serial the plugin links), with numpy and pytest there.
-ZCOLL_APT_HDF5=(libhdf5-dev hdf5-tools python3-h5py python3-numpy python3-pytest)
-# Parallel HDF5 for each MPI, for issue 18's parallel writer (not built yet, so not installed
-# by bootstrap). Debian 12 installs both beside libhdf5-dev (apt-get -s: no conflicts; headers
-# under /usr/include/hdf5/{serial,mpich,openmpi}); serial stays the default hdf5.pc and h5cc,
-# and the top-level CMakeLists.txt asks FindHDF5 for serial (HDF5_PREFER_PARALLEL OFF).
-ZCOLL_APT_HDF5_PARALLEL=(libhdf5-mpich-dev libhdf5-openmpi-dev)
+# The HDF5 component (src/hdf5, ZCOLL_WITH_HDF5): serial HDF5 1.10 for the filter plugin,
+# h5dump, and Debian's h5py on the system python3 (the same libhdf5_serial the plugin links),
+# with numpy and pytest there; the parallel HDF5 of each MPI, which libzcoll_h5 links so that
+# zcoll-bench h5write's raw and filter baselines can use MPI-IO (Debian 12 installs both
+# beside libhdf5-dev, headers under /usr/include/hdf5/{serial,mpich,openmpi}; FindHDF5 is
+# asked for serial, HDF5_PREFER_PARALLEL OFF); and FUSE 3 for bench/storage/throttlefs, the
+# throttled storage target of the write benchmark, and its test.
+ZCOLL_APT_HDF5=(libhdf5-dev hdf5-tools python3-h5py python3-numpy python3-pytest
+                libhdf5-mpich-dev libhdf5-openmpi-dev fuse3 libfuse3-dev)
 # The emulated network of bench/netem and the main job's demo: ip and tc.
 ZCOLL_APT_NETEM=(iproute2)
 

@@ -265,6 +265,7 @@ struct Totals {
     r.overflow_ranks = std::max(r.overflow_ranks, f.overflow_ranks);
     r.t_predict += f.t_predict;
     r.t_compress += f.t_compress;
+    r.t_compress_predicted += f.t_compress_predicted;
     r.t_write += f.t_write;
     r.t_write_exposed += f.t_write_exposed;
     r.t_sync += f.t_sync;
@@ -698,6 +699,7 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
   r.overflow_ranks = static_cast<int>(std::count(overflowed.begin(), overflowed.end(), true));
   r.t_predict = t_predict;
   r.t_compress = t_compress;
+  r.t_compress_predicted = predictive ? predicted_s : 0;
   r.t_write = t_write;
   r.t_write_exposed = t_exposed;
   r.t_sync = t_sync;
