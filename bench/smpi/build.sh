@@ -18,6 +18,7 @@ fi
 zlog "configure $dir (SimGrid $(smpicc --version 2>/dev/null | head -n1 | sed 's/SimGrid version //'))"
 cmake -S "$ZCOLL_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx -DMPI_C_COMPILER=smpicc \
-      -DZCOLL_BUILD_TESTS=OFF -DZCOLL_BUILD_APPS=OFF -DZCOLL_BUILD_FUZZ=OFF -DZCOLL_BUILD_BENCH=ON
+      -DZCOLL_BUILD_TESTS=OFF -DZCOLL_BUILD_APPS=OFF -DZCOLL_BUILD_FUZZ=OFF -DZCOLL_BUILD_BENCH=ON \
+      -DZCOLL_WITH_HDF5=OFF
 zlog "build $dir: zcoll, zcoll_static, zcoll-bench"
 cmake --build "$dir" -j"$(znproc)" --target zcoll zcoll_static zcoll-bench
