@@ -293,6 +293,41 @@ int run_all() {
     check_read(path, fields, ZCOLL_FLOAT32, st, ct, nullptr);
   }
 
+  // Two flushes into one file: a field, a flush, two more fields, the close.
+  {
+    zcoll_h5_options o;
+    zcoll_h5_options_init(&o);
+    const std::string path = g_work + "/two_flushes.zh5";
+    zcoll_h5_writer w = nullptr;
+    CHECK(zcoll_h5_writer_create(MPI_COMM_WORLD, path.c_str(), &o, &w) == ZCOLL_SUCCESS);
+    std::vector<std::vector<float>> k32;
+    std::vector<std::vector<double>> k64;
+    auto queue = [&](const Global& g, int axis) {
+      std::vector<uint64_t> st, ct;
+      split(g.dims, axis, g_rank, g_size, -1, &st, &ct);
+      const void* buf;
+      if (g.dtype == ZCOLL_FLOAT32) {
+        k32.push_back(slab(g.f32, g.dims, st, ct));
+        buf = k32.back().data();
+      } else {
+        k64.push_back(slab(g.f64, g.dims, st, ct));
+        buf = k64.back().data();
+      }
+      CHECK(zcoll_h5_write_field(w, g.name.c_str(), g.dtype, static_cast<int>(g.dims.size()), g.dims.data(),
+                                 st.data(), ct.data(), buf, g.mode, g.eb) == ZCOLL_SUCCESS);
+    };
+    k32.reserve(3);
+    k64.reserve(3);
+    queue(cesm, 0);
+    zcoll_h5_report rep;
+    CHECK(zcoll_h5_writer_flush(w, &rep) == ZCOLL_SUCCESS && rep.fields == 1);
+    queue(echam, 1);
+    queue(turb1d, 0);
+    CHECK(zcoll_h5_writer_close(&w, &rep) == ZCOLL_SUCCESS && rep.fields == 3);
+    const std::vector<const Global*> three = {&cesm, &echam, &turb1d};
+    check_read(path, three, ZCOLL_FLOAT64, whole(three, false), whole(three, true), nullptr);
+  }
+
   // Another rank count: all but the last rank write, every rank reads its own block.
   {
     const int writers = g_size > 1 ? g_size - 1 : 1;
