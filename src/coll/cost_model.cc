@@ -403,9 +403,12 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
     const double rho = std::max(s.rho[collective][0], s.rho[collective][1]);
     if (!(rho > 0)) return false;
     const Inputs mr = inputs(c, rho, comp, decomp);
+    // A schedule not run yet at this size counts as up to 2x faster than modelled (decide()
+    // tries it once within that margin), so that this shortcut cannot keep it untried.
     double likely = 1e300;
     for (int a : candidates(c, collective, true))
-      if (s.runs[collective][size][a] > 0) likely = std::min(likely, schedule_time(c, collective, a, true, mr, bytes) * f[a]);
+      likely = std::min(likely, schedule_time(c, collective, a, true, mr, bytes) *
+                                    (s.runs[collective][size][a] > 0 ? f[a] : 0.5));
     if (!(plain < 0.8 * likely) || ++s.likely_plain[collective][size] % 16 == 0) return false;
   }
   d->plain = d->fast = true;
@@ -525,6 +528,16 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // anything, and a wrong first guess for compression would never be corrected (plain MPI's
   // factor is learned only from plain calls).
   if (!d.plain && s.runs[collective][size][0] == 0 && best > 0.5 * d.t_predicted_plain) d.plain = true;
+  // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
+  // predicted within 2x of plain MPI: run it once. Otherwise a model that overrates the
+  // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly) would
+  // never be corrected, as a schedule's factor is learned only from its own runs. One call per
+  // collective and size class, at a predicted cost under 2x plain MPI's.
+  if (d.plain && comp > 0 && s.runs[collective][size][0] > 0 && best < 2 * d.t_predicted_plain) {
+    bool tried = false;
+    for (int alg = 1; alg < ModelState::kPaths; ++alg) tried = tried || s.runs[collective][size][alg] > 0;
+    if (!tried) d.plain = false;
+  }
   d.t_predicted = d.plain ? d.t_predicted_plain : best;
   s.last_collective = collective;
   s.last_size = size;
