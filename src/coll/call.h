@@ -26,8 +26,9 @@ struct Agreement {
   int rc = ZCOLL_SUCCESS;   // a failure on this rank before the agreement
 
   // The cost model's estimates from this rank's sample (0: none); after agree(), the
-  // worst over the ranks. prev_time: this rank's time of the last call the model decided.
-  double rho = 0, compress_cost = 0, decompress_cost = 0, prev_time = 0;
+  // worst over the ranks. prev_time: this rank's time of the last call the model decided,
+  // less prev_overhead, what its agreement, range pass and sample cost.
+  double rho = 0, compress_cost = 0, decompress_cost = 0, prev_time = 0, prev_overhead = 0;
   const void* data = nullptr;  // this rank's values, for the sample
   int collective = 0;
   size_t data_count = 0;
@@ -112,7 +113,10 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
           d.t_sample = now() - d.t_sample;
         }
       }
-      if (modelled) a.prev_time = c.model->last_time;
+      if (modelled) {
+        a.prev_time = c.model->last_time;
+        a.prev_overhead = c.model->last_overhead;
+      }
       bool compress = false;
       const int rc = agree(c, collective, a, &compress);
       if (rc) return rc;
@@ -120,6 +124,7 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
         const double t_sample = d.t_sample;
         d = decide_call(c, collective, bytes, dt, a);
         d.t_sample = t_sample;
+        d.t_overhead = now() - c.call_start;
         if (!d.plain) {
           const int erc = engine(dt, a.eb, d.choice);
           finish_stats(c, d, modelled);

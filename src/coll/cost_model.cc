@@ -393,23 +393,32 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   if (s.runs[collective][size][0] < 1) return false;
   const double* f = s.learned[collective][size];
   const double plain = plain_time(collective, m, bytes) * f[0];
+  // A compressed call also pays the agreement, range pass and sample that this one skips.
+  const double agreement = s.overhead[collective][size];
   double best = 1e300;
   for (int a : candidates(c, collective, true))
-    best = std::min(best, schedule_time(c, collective, a, true, m, bytes) * std::min(f[a], 1.0));
+    best = std::min(best, schedule_time(c, collective, a, true, m, bytes) * std::min(f[a], 1.0) + agreement);
   if (!(plain < best)) {
     // Not certain, but likely: with the worst agreed ratio of this collective and what was
-    // learned, plain MPI wins by 20%. Every 16th such call still goes to the agreement, to
-    // see the data's ratio again. (The agreement's range pass and sample are what this saves.)
+    // learned, plain MPI wins. Every 16th such call still goes to the agreement, to see the
+    // data's ratio again. (The agreement's range pass and sample are what this saves: 15-20%
+    // of plain MPI's time on shared memory, so a close call is not worth agreeing on each time.)
     const double rho = std::max(s.rho[collective][0], s.rho[collective][1]);
     if (!(rho > 0)) return false;
     const Inputs mr = inputs(c, rho, comp, decomp);
-    // A schedule not run yet at this size counts as up to 2x faster than modelled (decide()
-    // tries it once within that margin), so that this shortcut cannot keep it untried.
+    // A schedule not run yet at this size takes the worst factor of those that have, as in
+    // decide(); before any has run, it counts as up to 2x faster than modelled (decide()
+    // tries the best one once within that margin), so that this shortcut cannot keep
+    // compression untried.
+    double untried = 0;
+    for (int a = 1; a < ModelState::kPaths; ++a)
+      if (s.runs[collective][size][a] > 0) untried = std::max(untried, f[a]);
+    if (!(untried > 0)) untried = 0.5;
     double likely = 1e300;
     for (int a : candidates(c, collective, true))
       likely = std::min(likely, schedule_time(c, collective, a, true, mr, bytes) *
-                                    (s.runs[collective][size][a] > 0 ? f[a] : 0.5));
-    if (!(plain < 0.8 * likely) || ++s.likely_plain[collective][size] % 16 == 0) return false;
+                                    (s.runs[collective][size][a] > 0 ? f[a] : untried) + agreement);
+    if (!(plain < likely) || ++s.likely_plain[collective][size] % 16 == 0) return false;
   }
   d->plain = d->fast = true;
   d->t_predicted = d->t_predicted_plain = plain;
@@ -472,23 +481,35 @@ void sample(const zcoll_comm_s& c, int dtype, Agreement& a) {
   a.decompress_cost = t_decomp / raw;
 }
 
-Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a) {
-  Decision d;
-  ModelState& s = *c.model;
-  const int k = dtype_slot(dtype);
-  // Learning: the previous decided call's time, the slowest rank's.
-  if (s.last_collective >= 0 && a.prev_time > 0 && s.last_model > 0) {
+namespace {
+
+// Learns the last decided call's time (the slowest rank's, its path only) into its path's
+// factor, and what its agreement cost into the overhead of its collective and size.
+void learn(ModelState& s, double seconds, double overhead) {
+  if (s.last_collective >= 0 && seconds > 0 && s.last_model > 0) {
     int& runs = s.runs[s.last_collective][s.last_size][s.last_path];
     double& f = s.learned[s.last_collective][s.last_size][s.last_path];
     // The first run of a path sets the factor outright (a model off by 2x must not take
     // several calls to notice), within [0.5, 2]: it also pays for first-touch pages and
     // connection set-up. Later ones move it halfway.
-    const double seen = a.prev_time / s.last_model;
+    const double seen = seconds / s.last_model;
     if (runs == 0) f = std::clamp(seen, 0.5, 2.0);
     else f = std::clamp(0.5 * f + 0.5 * seen, 0.25, 4.0);
     ++runs;
+    double& o = s.overhead[s.last_collective][s.last_size];
+    o = o > 0 ? 0.5 * o + 0.5 * overhead : overhead;
   }
   s.last_collective = -1;
+}
+
+}  // namespace
+
+Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a) {
+  Decision d;
+  ModelState& s = *c.model;
+  const int k = dtype_slot(dtype);
+  // Learning: the previous decided call's time, the slowest rank's.
+  learn(s, a.prev_time, a.prev_overhead);
   // Agreed codec figures of this call, or (no rank sampled) the last ones of this collective.
   double rho = a.rho, comp = a.compress_cost, decomp = a.decompress_cost;
   if (rho > 0) s.rho[collective][k] = rho;
@@ -527,7 +548,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // measure plain MPI once first. The model's error is of that order before it has learned
   // anything, and a wrong first guess for compression would never be corrected (plain MPI's
   // factor is learned only from plain calls).
-  if (!d.plain && s.runs[collective][size][0] == 0 && best > 0.5 * d.t_predicted_plain) d.plain = true;
+  if (!d.plain && s.runs[collective][size][0] == 0 && best > 0.5 * d.t_predicted_plain) d.plain = d.probe = true;
   // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
   // predicted within 2x of plain MPI: run it once. Otherwise a model that overrates the
   // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly) would
@@ -536,7 +557,10 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   if (d.plain && comp > 0 && s.runs[collective][size][0] > 0 && best < 2 * d.t_predicted_plain) {
     bool tried = false;
     for (int alg = 1; alg < ModelState::kPaths; ++alg) tried = tried || s.runs[collective][size][alg] > 0;
-    if (!tried) d.plain = false;
+    if (!tried) {
+      d.plain = false;
+      d.probe = true;
+    }
   }
   d.t_predicted = d.plain ? d.t_predicted_plain : best;
   s.last_collective = collective;
@@ -546,8 +570,18 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   return d;
 }
 
-void record_time(zcoll_comm_s& c, double seconds) {
-  if (c.model) c.model->last_time = seconds;
+void record_time(zcoll_comm_s& c, double seconds, double overhead) {
+  if (!c.model) return;
+  c.model->last_time = seconds;
+  c.model->last_overhead = overhead;
+}
+
+void learn_probe(zcoll_comm_s& c, double seconds, double overhead) {
+  if (!c.model) return;
+  double v[2] = {seconds, overhead};
+  // Every rank ran the same probe (the decision is agreed), so every rank is here.
+  if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return;
+  learn(*c.model, v[0], v[1]);
 }
 
 }  // namespace zcoll::coll

@@ -46,7 +46,11 @@ struct ModelState {
   // The last decided call, whose measured time (each rank's) the next agreement carries.
   int last_collective = -1, last_size = 0, last_path = 0;
   double last_model = 0;   // its predicted time before learning
-  double last_time = 0;    // this rank's measured time of it
+  double last_time = 0;    // this rank's measured time of its path
+  double last_overhead = 0;  // this rank's seconds of its agreement, range pass and sample
+  // What a call through the agreement pays before its path runs (the slowest rank's), per
+  // collective and size class: a fast-path plain call saves it.
+  double overhead[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   ModelState();
 };
 
@@ -63,6 +67,9 @@ struct Decision {
   double rho = 0;                // predicted compressed/raw (0: not predicted)
   bool fast = false;             // surely_plain: decided without the agreement
   double t_sample = 0;           // seconds of this rank's sample
+  bool probe = false;            // the first run of its path here: learned right after it
+  double t_overhead = 0;         // seconds from the call's start to this decision (agreement,
+                                 // range pass, sample): what a fast-path call saves
 };
 
 // Whether this call consults the model (AUTO under ZCOLL_DECIDE_MODEL).
@@ -77,6 +84,11 @@ void sample(const zcoll_comm_s& c, int dtype, Agreement& a);
 // After the agreement: the decision, from agreed values; updates what the model learned.
 Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a);
 // After the call: this rank's measured time, carried in the next agreement.
-void record_time(zcoll_comm_s& c, double seconds);
+// After a decided call: this rank's time of its path (the call less `overhead`, its
+// agreement, range pass and sample), for the next agreement to carry.
+void record_time(zcoll_comm_s& c, double seconds, double overhead);
+// After a probe (the first run of a path at a size): learns its time and overhead, the
+// slowest rank's, at once with one small allreduce, so that the very next call can use it.
+void learn_probe(zcoll_comm_s& c, double seconds, double overhead);
 
 }  // namespace zcoll::coll
