@@ -1,10 +1,24 @@
 """Runs a test module's test_* functions without pytest (Debian's system python3 may lack
-it): `if __name__ == "__main__": sys.exit(plain_runner.run(globals()))`. A test skips by
-raising SystemExit("SKIP ..."); the module's _PLAIN is set so that it can tell."""
+it): `if __name__ == "__main__": sys.exit(plain_runner.run(globals()))`. Tests skip with
+`plain_runner.skip(reason)`, which is pytest.skip under pytest."""
+
+try:
+    import pytest
+except ImportError:  # the system python3 without python3-pytest
+    pytest = None
+
+PLAIN = False  # set by run(): not under pytest
+
+
+def skip(reason):
+    if pytest is not None and not PLAIN:
+        pytest.skip(reason)
+    raise SystemExit("SKIP: " + reason)
 
 
 def run(module_globals):
-    module_globals["_PLAIN"] = True
+    global PLAIN
+    PLAIN = True
     failed = 0
     tests = [v for k, v in sorted(module_globals.items()) if k.startswith("test_") and callable(v)]
     for fn in tests:

@@ -28,13 +28,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DATA = os.environ.get("ZCOLL_H5_DATA_DIR", os.path.join(ROOT, "data"))
 
 
-_PLAIN = False  # set when run as a plain script
-
-
-def _skip(reason):
-    if pytest is not None and not _PLAIN:
-        pytest.skip(reason)
-    raise SystemExit("SKIP: " + reason)
+from plain_runner import skip as _skip  # noqa: E402  (pytest.skip, or a plain-script skip)
 
 
 def _h5py():

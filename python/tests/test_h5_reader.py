@@ -44,13 +44,7 @@ DATA = os.environ.get("ZCOLL_H5_DATA_DIR", os.path.join(ROOT, "data"))
 SHARED = os.path.join(ROOT, "..", "shared", "datasets")
 CORRUPT, VERSION = 5, 6
 
-_PLAIN = False  # set when run as a plain script
-
-
-def _skip(reason):
-    if pytest is not None and not _PLAIN:
-        pytest.skip(reason)
-    raise SystemExit("SKIP: " + reason)
+from plain_runner import skip as _skip  # noqa: E402  (pytest.skip, or a plain-script skip)
 
 
 def _h5py():
