@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "codec/stream.h"
 #include "shape_hint.h"
 
 namespace zcoll::h5 {
@@ -196,10 +197,6 @@ bool intersect(const uint64_t* a_start, const uint64_t* a_count, const uint64_t*
   return true;
 }
 
-size_t dtype_size(zcoll_dtype dtype) {
-  return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
-}
-
 namespace {
 
 template <class S, class D>
@@ -221,7 +218,7 @@ uint64_t offset_in(const uint64_t* p, const uint64_t* start, const uint64_t* cou
 void copy_box(const void* src, zcoll_dtype src_dtype, const uint64_t* src_start, const uint64_t* src_count,
               void* dst, zcoll_dtype dst_dtype, const uint64_t* dst_start, const uint64_t* dst_count,
               const uint64_t* lo, const uint64_t* n, int ndims) {
-  const size_t ss = dtype_size(src_dtype), ds = dtype_size(dst_dtype);
+  const size_t ss = codec::element_size(src_dtype), ds = codec::element_size(dst_dtype);
   const uint64_t run = n[ndims - 1];
   // Walk every row of the box (all dimensions but the fastest) like an odometer.
   uint64_t p[ZCOLL_H5_MAX_DIMS];

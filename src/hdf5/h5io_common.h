@@ -114,6 +114,4 @@ bool partition_valid(const std::vector<uint64_t>& boxes, int ranks, const uint64
 // The codec's parameters for one rank's hyperslab of a field.
 zcoll_codec_params stream_params(int codec, double eb_abs, const uint64_t* count, int ndims, int threads);
 
-size_t dtype_size(zcoll_dtype dtype);
-
 }  // namespace zcoll::h5

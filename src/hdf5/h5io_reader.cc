@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "codec/stream.h"
 #include "common/error_detail.h"
 #include "h5io_common.h"
 
@@ -132,7 +133,7 @@ int zcoll_h5_reader_s::load_field(const std::string& nm, FieldMeta* m) {
     in.reserved_bytes += rs;
     in.overflow_bytes += os;
   }
-  in.raw_bytes = volume(in.dims, in.ndims) * dtype_size(in.dtype);
+  in.raw_bytes = volume(in.dims, in.ndims) * zcoll::codec::element_size(in.dtype);
   m->index = index;
   return ZCOLL_SUCCESS;
 }
@@ -172,7 +173,7 @@ int zcoll_h5_reader_s::read(const FieldMeta& f, zcoll_dtype dtype, const uint64_
       return corrupt(in.name, who + "fails validation");
     if (si.dtype != in.dtype || si.count != nvalues || !(si.eb_abs <= in.eb_abs))
       return corrupt(in.name, who + "its type, element count or bound disagrees with the tables");
-    values.resize(nvalues * dtype_size(in.dtype));
+    values.resize(nvalues * zcoll::codec::element_size(in.dtype));
     if (const int rc = zcoll_decompress(stream.data(), stream.size(), in.dtype, values.data(), nvalues, threads))
       return corrupt(in.name, who + zcoll_strerror(rc));
     copy_box(values.data(), in.dtype, bs, bc, buf, dtype, start, count, lo, n, nd);

@@ -10,7 +10,6 @@
 // allocated dataset, so the two never collide; the file is marked complete only after
 // every rank's data is synced. This needs no parallel HDF5 and works with any MPI.
 #include <fcntl.h>
-#include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +27,7 @@
 #include <set>
 #include <thread>
 
+#include "codec/stream.h"
 #include "common/error_detail.h"
 #include "h5io_common.h"
 
@@ -181,7 +181,6 @@ struct Field {
   std::vector<uint64_t> table[kTables];
   haddr_t streams_addr = HADDR_UNDEF, overflow_addr = HADDR_UNDEF;
   std::vector<uint8_t> overflow;  // this rank's bytes past its region
-  uint64_t raw_bytes() const { return values * dtype_size(dtype); }
 };
 
 uint64_t fnv(uint64_t h, const void* p, size_t n) {
@@ -198,40 +197,6 @@ uint64_t field_hash(const Field& f) {
   h = fnv(h, ints, sizeof ints);
   h = fnv(h, f.dims, sizeof(uint64_t) * f.ndims);
   return fnv(h, &f.eb, sizeof f.eb);
-}
-
-// min and max over the finite values (lo > hi when there are none).
-void finite_range(const Field& f, int threads, double* lo, double* hi) {
-  double l = INFINITY, h = -INFINITY;
-  const int64_t n = static_cast<int64_t>(f.values);
-  const int t = threads > 0 ? threads : omp_get_max_threads();
-  if (f.dtype == ZCOLL_FLOAT32) {
-    const float* x = static_cast<const float*>(f.buf);
-#pragma omp parallel for num_threads(t) reduction(min : l) reduction(max : h) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i)
-      if (std::isfinite(x[i])) {
-        l = std::min(l, static_cast<double>(x[i]));
-        h = std::max(h, static_cast<double>(x[i]));
-      }
-  } else {
-    const double* x = static_cast<const double*>(f.buf);
-#pragma omp parallel for num_threads(t) reduction(min : l) reduction(max : h) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i)
-      if (std::isfinite(x[i])) {
-        l = std::min(l, x[i]);
-        h = std::max(h, x[i]);
-      }
-  }
-  *lo = l;
-  *hi = h;
-}
-
-// The REL rule of zcoll.h, applied to the whole field's range.
-double rel_bound(double eb, double lo, double hi) {
-  double b = eb;
-  if (lo < hi) b = eb * (hi - lo);
-  else if (lo <= hi && std::max(std::fabs(lo), std::fabs(hi)) > 0) b = eb * std::max(std::fabs(lo), std::fabs(hi));
-  return std::min(b, DBL_MAX / 4);
 }
 
 // Johnson's rule for a two-stage flow shop (compress, then write, one of each at a time):
@@ -432,7 +397,9 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
     hashes[2 * i] = field_hash(q[i]);
     hashes[2 * i + 1] = ~hashes[2 * i];
     double lo = INFINITY, hi = -INFINITY;
-    if (q[i].eb_mode == ZCOLL_EB_REL && q[i].values) finite_range(q[i], opt.threads, &lo, &hi);
+    if (q[i].eb_mode == ZCOLL_EB_REL && q[i].values)
+      zcoll::codec::value_range(q[i].dtype, q[i].buf, q[i].values,
+                                zcoll::codec::thread_count(opt.threads, q[i].values / 65536 + 1), &lo, &hi);
     ranges[2 * i] = lo;
     ranges[2 * i + 1] = -hi;
   }
@@ -446,7 +413,8 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
       return fail(ZCOLL_ERR_MISMATCH);
     }
     Field& f = q[i];
-    f.eb_abs = f.eb_mode == ZCOLL_EB_REL ? rel_bound(f.eb, ranges_min[2 * i], -ranges_min[2 * i + 1])
+    // zcoll.h's REL rule, on the whole field's range.
+    f.eb_abs = f.eb_mode == ZCOLL_EB_REL ? zcoll::codec::rel_to_abs(f.eb, ranges_min[2 * i], -ranges_min[2 * i + 1])
                                          : std::min(f.eb, DBL_MAX / 4);
   }
 
@@ -684,7 +652,7 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
   std::vector<double> errs;
   std::vector<bool> overflowed(P, false);
   for (const Field& f : q) {
-    r.raw_bytes += volume(f.dims, f.ndims) * dtype_size(f.dtype);
+    r.raw_bytes += volume(f.dims, f.ndims) * zcoll::codec::element_size(f.dtype);
     r.stream_bytes += sum(f.table[kStreamSize]);
     r.reserved_bytes += sum(f.table[kRegionSize]);
     r.overflow_bytes += sum(f.table[kOverflowSize]);
