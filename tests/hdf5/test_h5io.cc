@@ -328,6 +328,32 @@ int run_all() {
     check_read(path, three, ZCOLL_FLOAT64, whole(three, false), whole(three, true), nullptr);
   }
 
+  // NaN and +-Inf: the REL range ignores them, and they come back bit for bit.
+  {
+    Global odd{"nonfinite", ZCOLL_FLOAT32, {10, 192, 288}, cesm.f32, {}, ZCOLL_EB_REL, 1e-3};
+    const size_t n = odd.f32.size();
+    for (size_t i = 7; i < n; i += 9973) odd.f32[i] = (i / 9973) % 3 == 0 ? NAN : (i / 9973) % 3 == 1 ? INFINITY : -INFINITY;
+    zcoll_h5_options o;
+    zcoll_h5_options_init(&o);
+    const std::string path = g_work + "/nonfinite.zh5";
+    CHECK(write_file(MPI_COMM_WORLD, path, o, {{&odd, 1, -1}}, nullptr) == ZCOLL_SUCCESS);
+    zcoll_h5_reader rd = nullptr;
+    CHECK(zcoll_h5_reader_open(path.c_str(), &rd) == ZCOLL_SUCCESS);
+    zcoll_h5_field_info info;
+    CHECK(zcoll_h5_reader_field_info(rd, 0, &info) == ZCOLL_SUCCESS);
+    CHECK(std::fabs(info.eb_abs - 1e-3 * (315.58 - 211.99)) < 1e-3 * 0.1);  // the finite range only
+    std::vector<float> back(n);
+    const uint64_t st[3] = {0, 0, 0};
+    CHECK(zcoll_h5_read_field(rd, "nonfinite", ZCOLL_FLOAT32, st, odd.dims.data(), back.data(), 0) == ZCOLL_SUCCESS);
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (std::isfinite(odd.f32[i])) bad += !(std::fabs(static_cast<double>(back[i]) - odd.f32[i]) <= info.eb_abs);
+      else bad += std::memcmp(&back[i], &odd.f32[i], 4) != 0;
+    }
+    CHECK(bad == 0);
+    zcoll_h5_reader_close(&rd);
+  }
+
   // Another rank count: all but the last rank write, every rank reads its own block.
   {
     const int writers = g_size > 1 ? g_size - 1 : 1;
