@@ -358,6 +358,7 @@ struct Result {
   double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
   double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
   std::vector<double> times, times_mpi;
+  std::vector<std::string> paths;  // what each zcoll call ran (warm-up calls first): AUTO's learning shows
 };
 
 // rank r's buffers for op: the rotated field where this rank has input, the NaN sentinel
@@ -583,7 +584,13 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
   }
   int any = 0, mine = 0;  // the largest code over the ranks; this rank's own, for its message
   res->time_s =
-      zsupport::time_collective(o.warmup, o.iters, [&] { return mine = call.zcoll(out, zc); }, &any, &res->times);
+      zsupport::time_collective(o.warmup, o.iters, [&] {
+        mine = call.zcoll(out, zc);
+        zcoll_stats each{};
+        zcoll_last_stats(zc, &each);
+        res->paths.push_back(algo_name(each.algorithm));
+        return mine;
+      }, &any, &res->times);
   if (any) {
     if (mine)
       std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", g_rank, o.op.c_str(), zcoll_strerror(mine));
@@ -684,6 +691,14 @@ int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Res
   return 0;
 }
 
+// The items of v, each formatted by f, separated by commas.
+template <class V, class F>
+std::string join(const V& v, F&& f) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ",") + f(x);
+  return out;
+}
+
 void print(const Result& r, bool json, const std::string& lib) {
   if (json) {
     const std::string red =
@@ -696,7 +711,8 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
-        "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s}\n",
+        "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s,\"call_times_s\":[%s],"
+        "\"call_paths\":[%s]}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -707,7 +723,9 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.t_compress, "%.6f").c_str(), json_number(r.t_comm, "%.6f").c_str(), json_number(r.t_decompress, "%.6f").c_str(),
         json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, r.check_stride, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
         json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
-        json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str());
+        json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str(),
+        join(r.times, [](double t) { return json_number(t, "%.6f"); }).c_str(),
+        join(r.paths, [](const std::string& a) { return "\"" + a + "\""; }).c_str());
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "

@@ -16,8 +16,13 @@ SIZES=${4:-1M,16M,64M}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 OPS=${ZCOLL_STUDY_OPS:-allreduce,bcast,allgather,reduce_scatter,alltoall}
+# No untimed calls by default: AUTO's first calls on a communicator (what it spends
+# learning) are among the timed ones. The median is the steady state; the table's
+# "all calls" column sums every call, learning included.
+ITERS=${ZCOLL_STUDY_ITERS:-10}
+WARMUP=${ZCOLL_STUDY_WARMUP:-0}
 run() { "$PY" "$HERE/sweep.py" --build "$BUILD" --out "$OUT" --input "$INPUT" --sizes "$SIZES" --ops "$OPS" \
-        --algos all --iters 3 --warmup 1 "$@" || echo "run_auto_study: a launch failed ($*)" >&2; }
+        --algos all --iters "$ITERS" --warmup "$WARMUP" "$@" || echo "run_auto_study: a launch failed ($*)" >&2; }
 run --rates ${ZCOLL_STUDY_RATES_2:-1gbit,10gbit,shm,2.5gbit} --ranks 2
 run --rates ${ZCOLL_STUDY_RATES_4:-1gbit,10gbit} --ranks 2x2
 "$PY" "$HERE/sweep.py" --out "$OUT" --auto-table

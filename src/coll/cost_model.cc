@@ -491,10 +491,12 @@ void learn(ModelState& s, double seconds, double overhead) {
     double& f = s.learned[s.last_collective][s.last_size][s.last_path];
     // The first run of a path sets the factor outright (a model off by 2x must not take
     // several calls to notice), within [0.5, 2]: it also pays for first-touch pages and
-    // connection set-up. Later ones move it halfway.
+    // connection set-up. Later ones move it halfway, without a tight limit: a schedule the
+    // model misjudges by 5x (the node-aware ones on an oversubscribed host) must still
+    // come to be seen as slow.
     const double seen = seconds / s.last_model;
     if (runs == 0) f = std::clamp(seen, 0.5, 2.0);
-    else f = std::clamp(0.5 * f + 0.5 * seen, 0.25, 4.0);
+    else f = std::clamp(0.5 * f + 0.5 * seen, 1.0 / 16, 16.0);
     ++runs;
     double& o = s.overhead[s.last_collective][s.last_size];
     o = o > 0 ? 0.5 * o + 0.5 * overhead : overhead;
