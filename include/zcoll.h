@@ -459,17 +459,21 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * Threads. The codec work of every collective (compression, decompression, homomorphic
  * combination and folding, decompress-operate-compress, and the value-range pass of a REL
  * bound) runs on config.codec.threads OpenMP threads (0 = the OpenMP default), as a
- * fork-join inside the calling thread's call: each piece (4 codec chunks) is split over
- * at most 4 threads, the range pass of n values over at most n / 65536 + 1 (DOC's
- * element-wise operation itself runs on the calling thread). Results,
- * streams and zcoll_last_stats' byte counts are bit-identical for every thread count.
+ * fork-join inside the calling thread's call: each piece (65536 values in whole codec
+ * chunks: 4 chunks of the default length) is split over at most its chunk count of
+ * threads, the range pass of n values over at most n / 65536 + 1 (DOC's element-wise
+ * operation itself runs on the calling thread). To keep more than 4 threads busy, set a
+ * shorter codec.chunk_len: 65536 / chunk_len threads can share a piece (2048: 32). A
+ * block smaller than a piece (a ring step of a large communicator) has fewer chunks still.
+ * Results, streams and zcoll_last_stats' byte counts are bit-identical for every thread
+ * count (chunk_len, which must match on every rank, sets the layout).
  * zcoll requires no more than MPI_THREAD_FUNNELED: the thread that calls zcoll makes every
  * MPI call (OpenMP worker threads never call MPI; no MPI call is made inside a parallel
  * region), so MPI_Init_thread(..., MPI_THREAD_FUNNELED, ...) or MPI_Init suffices when
  * that thread is the main thread (MPI_THREAD_SERIALIZED if another thread calls zcoll,
  * one call at a time, as MPI requires for any MPI call from such a thread).
  *
- * Alltoall and the ring allgather(v) run piece by piece (a piece is 4 chunks): each step
+ * Alltoall and the ring allgather(v) run piece by piece: each step
  * compresses and sends its outgoing block one piece at a time, and passes on or
  * decompresses the incoming pieces as they arrive.
  *

@@ -272,8 +272,9 @@ Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
   // from every rank of a node across the network at once.
   m.share = c.topo.multi_node() ? c.topo.node_size : 1;
   m.rho = rho;
-  // A piece is kChunksPerPiece chunks: at most that many threads work on it.
-  const int threads = codec::thread_count(c.cfg.codec.threads, kChunksPerPiece);
+  // At most a piece's chunks' worth of threads work on it.
+  const size_t chunk = c.cfg.codec.chunk_len ? c.cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
+  const int threads = codec::thread_count(c.cfg.codec.threads, chunks_per_piece(chunk));
   m.comp = comp / threads;
   m.decomp = decomp / threads;
   m.reduce = s.reduce_cost;
@@ -473,7 +474,7 @@ void sample(const zcoll_comm_s& c, int dtype, Agreement& a) {
     overhead[0] = std::max(k.call_overhead[0], 0.0);
     overhead[1] = std::max(k.call_overhead[1], 0.0);
   }
-  // The collective compresses pieces of 4 chunks: the fixed cost matters little there.
+  // The collective compresses pieces of several chunks: the fixed cost matters little there.
   t_comp = std::max(t_comp - static_cast<double>(slices) * overhead[0], 0.3 * t_comp);
   t_decomp = std::max(t_decomp - static_cast<double>(slices) * overhead[1], 0.3 * t_decomp);
   a.rho = std::min(1.0, packed / raw);
@@ -489,15 +490,20 @@ void learn(ModelState& s, double seconds, double overhead) {
   if (s.last_collective >= 0 && seconds > 0 && s.last_model > 0) {
     int& runs = s.runs[s.last_collective][s.last_size][s.last_path];
     double& f = s.learned[s.last_collective][s.last_size][s.last_path];
-    // The first run of a path sets the factor outright (a model off by 2x must not take
-    // several calls to notice), within [0.5, 2]: it also pays for first-touch pages and
-    // connection set-up. Later ones move it halfway, without a tight limit: a schedule the
-    // model misjudges by 5x (the node-aware ones on an oversubscribed host) must still
-    // come to be seen as slow.
-    const double seen = seconds / s.last_model;
-    if (runs == 0) f = std::clamp(seen, 0.5, 2.0);
-    else f = std::clamp(0.5 * f + 0.5 * seen, 1.0 / 16, 16.0);
+    double* hist = s.seen[s.last_collective][s.last_size][s.last_path];
+    // The factor follows what was measured, robustly: one run sets it outright (a model
+    // off by 2x must not take several calls to notice), within [0.5, 2], as that run also
+    // pays for first-touch pages and connection set-up; after two runs it is the faster
+    // (the first was likely that one); after more, the median of the last three, so that
+    // one slow call (a noisy neighbour, a page fault) does not switch the path. No tight
+    // limit: a schedule the model misjudges by 5x (the node-aware ones on an
+    // oversubscribed host) must still come to be seen as slow.
+    hist[runs % ModelState::kSeen] = seconds / s.last_model;
     ++runs;
+    if (runs == 1) f = std::clamp(hist[0], 0.5, 2.0);
+    else if (runs == 2) f = std::min(hist[0], hist[1]);
+    else f = std::max(std::min(hist[0], hist[1]), std::min(std::max(hist[0], hist[1]), hist[2]));
+    f = std::clamp(f, 1.0 / 16, 16.0);
     double& o = s.overhead[s.last_collective][s.last_size];
     o = o > 0 ? 0.5 * o + 0.5 * overhead : overhead;
   }
@@ -563,6 +569,18 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
       d.plain = false;
       d.probe = true;
     }
+  }
+  // Every 8th call decided here, the runner-up between plain MPI and the best schedule
+  // runs instead when predicted within 1.25x: a factor learned from a few noisy calls can
+  // hold a wrong choice, and nothing else would run the other path again. Its cost is at
+  // most 25% on one call in 8.
+  const int alt = d.plain ? d.choice.schedule : 0;
+  const double t_alt = d.plain ? best : d.t_predicted_plain;
+  const double t_chosen = d.plain ? d.t_predicted_plain : best;
+  if (!d.probe && comp > 0 && ++s.decided[collective][size] % 8 == 0 && s.runs[collective][size][alt] > 0 &&
+      t_alt < 1.25 * t_chosen) {
+    d.plain = !d.plain;
+    d.probe = true;
   }
   d.t_predicted = d.plain ? d.t_predicted_plain : best;
   s.last_collective = collective;

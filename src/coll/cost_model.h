@@ -42,6 +42,10 @@ struct ModelState {
   static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_HIERARCHICAL + 1;
   double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths];
   int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
+  // The last kSeen measured/predicted ratios of each path, whose robust middle is `learned`.
+  static constexpr int kSeen = 3;
+  double seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
+  int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
   int likely_plain[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // surely_plain's second rule
   // The last decided call, whose measured time (each rank's) the next agreement carries.
   int last_collective = -1, last_size = 0, last_path = 0;
@@ -67,7 +71,8 @@ struct Decision {
   double rho = 0;                // predicted compressed/raw (0: not predicted)
   bool fast = false;             // surely_plain: decided without the agreement
   double t_sample = 0;           // seconds of this rank's sample
-  bool probe = false;            // the first run of its path here: learned right after it
+  bool probe = false;            // a path run to learn it (its first run here, or a re-check
+                                 // of a close runner-up): learned right after it
   double t_overhead = 0;         // seconds from the call's start to this decision (agreement,
                                  // range pass, sample): what a fast-path call saves
 };

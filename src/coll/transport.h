@@ -23,6 +23,7 @@
 //   recv[2], send[2]  one block of pieces in flight each (ring reduce-scatter, alltoall),
 //            or a whole-vector region for the partner's streams (recursive doubling).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -36,7 +37,12 @@
 namespace zcoll::coll {
 
 inline constexpr int kTag = 7301;
-inline constexpr size_t kChunksPerPiece = 4;
+// A piece is about kPieceValues values, in whole codec chunks: 4 chunks of the default
+// length. Its chunks are what the codec threads share, so a smaller codec.chunk_len gives
+// a piece more chunks and lets more threads work on it (1024 values: up to 64). The
+// layout depends on chunk_len only (agreed at zcoll_comm_create), never on the thread count.
+inline constexpr size_t kPieceValues = 65536;
+inline size_t chunks_per_piece(size_t chunk_len) { return std::max<size_t>(1, kPieceValues / chunk_len); }
 
 // Requests of one set of messages; for receives, where each one lands (a notice's code
 // is read there).

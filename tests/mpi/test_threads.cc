@@ -8,9 +8,10 @@
 // scatter-allgather), allgather (ring and Bruck), allgatherv, alltoall, scatter and gather,
 // each for float and double, REL 1e-4 (so the value-range pass runs with threads too).
 // Counts are large enough that every thread count splits the chunks of a piece (4 chunks of
-// 16384 values) and the range pass (65536 values per thread) differently.
+// 16384 values; 32 of 2048 in the section shortchunks) and the range pass (65536 values per
+// thread) differently.
 //
-//   zcoll_mpi_threads_tests [section ...]    sections: reductions movement
+//   zcoll_mpi_threads_tests [section ...]    sections: reductions movement shortchunks
 //
 // ctest runs it on 2 and 3 ranks with OMP_NUM_THREADS=3 and ZCOLL_DECIDE=compress.
 #include <zcoll.h>
@@ -66,6 +67,9 @@ MPI_Datatype mpi_type() {
 }
 
 const int kThreads[] = {1, 2, 3};
+// codec.chunk_len of every communicator (0: the default). The section "shortchunks" sets
+// 2048, so that a piece holds 32 chunks and every thread count splits it differently again.
+size_t g_chunk_len = 0;
 
 struct Outcome {
   std::vector<unsigned char> out;  // the output buffer's bytes
@@ -83,6 +87,7 @@ Outcome run(int t, int coll, int algorithm, int reduction, const std::function<i
   cfg.codec.eb_mode = ZCOLL_EB_REL;
   cfg.codec.eb = 1e-4;
   cfg.codec.threads = t;
+  cfg.codec.chunk_len = g_chunk_len;
   cfg.reduction = reduction;
   if (algorithm != ZCOLL_ALGO_AUTO) cfg.algorithms[coll] = algorithm;
   zcoll_comm zc = nullptr;
@@ -279,7 +284,17 @@ void section_movement() {
   movement<double>();
 }
 
-const Section kSections[] = {{"reductions", section_reductions}, {"movement", section_movement}};
+// Chunks of 2048 values: pieces of 32 chunks (65536 values), so up to 32 threads may share one.
+void section_shortchunks() {
+  g_chunk_len = 2048;
+  Ctx c("chunk_len 2048");
+  reductions<float>();
+  movement<double>();
+  g_chunk_len = 0;
+}
+
+const Section kSections[] = {
+    {"reductions", section_reductions}, {"movement", section_movement}, {"shortchunks", section_shortchunks}};
 
 }  // namespace
 
