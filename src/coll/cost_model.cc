@@ -389,13 +389,14 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   if (!(comp < 1e300)) return false;  // no agreed codec figures yet: sample first
   const Inputs m = inputs(c, 0.0, comp, decomp);
   const int size = size_class(bytes);
-  // Only once plain MPI's own time has been measured here (its factor learned): a model
-  // that underrates plain MPI would otherwise skip, for good, the calls that measure it.
-  if (s.runs[collective][size][0] < 1) return false;
+  // Only once plain MPI's own time has been measured here twice (its factor learned, the
+  // first run's set-up costs left out): a model that underrates plain MPI would otherwise
+  // skip, for good, the calls that measure it.
+  if (s.runs[collective][size][0] < 2) return false;
   const double* f = s.learned[collective][size];
   const double plain = plain_time(collective, m, bytes) * f[0];
   // A compressed call also pays the agreement, range pass and sample that this one skips.
-  const double agreement = s.overhead[collective][size];
+  const double agreement = s.overhead_runs[collective][size] >= 2 ? s.overhead[collective][size] : 0.0;
   double best = 1e300;
   for (int a : candidates(c, collective, true))
     best = std::min(best, schedule_time(c, collective, a, true, m, bytes) * std::min(f[a], 1.0) + agreement);
@@ -492,20 +493,23 @@ void learn(ModelState& s, double seconds, double overhead) {
     double& f = s.learned[s.last_collective][s.last_size][s.last_path];
     double* hist = s.seen[s.last_collective][s.last_size][s.last_path];
     // The factor follows what was measured, robustly: one run sets it outright (a model
-    // off by 2x must not take several calls to notice), within [0.5, 2], as that run also
-    // pays for first-touch pages and connection set-up; after two runs it is the faster
-    // (the first was likely that one); after more, the median of the last three, so that
+    // off by 4x must not take several calls to notice); after two runs it is the faster
+    // (the first also paid for first-touch pages and connection set-up, and a plain MPI
+    // measured too slow only sends the next calls to compression, which goes on learning);
+    // after more, the median of the last three, so that
     // one slow call (a noisy neighbour, a page fault) does not switch the path. No tight
     // limit: a schedule the model misjudges by 5x (the node-aware ones on an
     // oversubscribed host) must still come to be seen as slow.
     hist[runs % ModelState::kSeen] = seconds / s.last_model;
     ++runs;
-    if (runs == 1) f = std::clamp(hist[0], 0.5, 2.0);
+    if (runs == 1) f = hist[0];
     else if (runs == 2) f = std::min(hist[0], hist[1]);
     else f = std::max(std::min(hist[0], hist[1]), std::min(std::max(hist[0], hist[1]), hist[2]));
     f = std::clamp(f, 1.0 / 16, 16.0);
+    // A fixed cost: noise only adds to it, so the least seen. The first call's (cold caches,
+    // the first sample) is not used on its own: surely_plain() waits for a second.
     double& o = s.overhead[s.last_collective][s.last_size];
-    o = o > 0 ? 0.5 * o + 0.5 * overhead : overhead;
+    o = s.overhead_runs[s.last_collective][s.last_size]++ ? std::min(o, overhead) : overhead;
   }
   s.last_collective = -1;
 }

@@ -55,6 +55,7 @@ struct ModelState {
   // What a call through the agreement pays before its path runs (the slowest rank's), per
   // collective and size class: a fast-path plain call saves it.
   double overhead[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  int overhead_runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   ModelState();
 };
 
