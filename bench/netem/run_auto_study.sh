@@ -23,6 +23,9 @@ ITERS=${ZCOLL_STUDY_ITERS:-10}
 WARMUP=${ZCOLL_STUDY_WARMUP:-0}
 run() { "$PY" "$HERE/sweep.py" --build "$BUILD" --out "$OUT" --input "$INPUT" --sizes "$SIZES" --ops "$OPS" \
         --algos all --iters "$ITERS" --warmup "$WARMUP" "$@" || echo "run_auto_study: a launch failed ($*)" >&2; }
-run --rates ${ZCOLL_STUDY_RATES_2:-1gbit,10gbit,shm,2.5gbit} --ranks 2
-run --rates ${ZCOLL_STUDY_RATES_4:-1gbit,10gbit} --ranks 2x2
+# ZCOLL_STUDY_RATES_2 / _4 set to "" skip that part.
+R2=${ZCOLL_STUDY_RATES_2-1gbit,10gbit,shm,2.5gbit}
+R4=${ZCOLL_STUDY_RATES_4-1gbit,10gbit}
+[ -z "$R2" ] || run --rates "$R2" --ranks 2
+[ -z "$R4" ] || run --rates "$R4" --ranks 2x2
 "$PY" "$HERE/sweep.py" --out "$OUT" --auto-table

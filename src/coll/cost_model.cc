@@ -586,6 +586,8 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     d.plain = !d.plain;
     d.probe = true;
   }
+  // Plain MPI's first two runs are learned at once too: the fast path waits for the second.
+  if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
   d.t_predicted = d.plain ? d.t_predicted_plain : best;
   s.last_collective = collective;
   s.last_size = size;
