@@ -161,14 +161,15 @@ void decides() {
     for (int rep = 0; rep < 2; ++rep) round_of_collectives(zc, in, "real data, later round", &later);
     const bool slow = gbps[0] == '0';
     if (g_size > 1) EXPECT(compressed == (slow ? 4 : 0), "%d of the first 4 calls compressed", compressed);
-    // The predictions are reported, and the one that ran is the smaller (before learning,
-    // the first call of the round).
+    // The predictions are reported, and the one that ran is the smaller, or within 2x of it:
+    // AUTO tries a path predicted within 2x once (a probe), and every 8th decided call
+    // re-checks a runner-up within 1.25x.
     zcoll_stats st{};
     zcoll_last_stats(zc, &st);
     if (g_size > 1) {
       EXPECT(st.t_predicted > 0 && st.t_predicted_plain > 0, "predictions %g, plain %g", st.t_predicted,
              st.t_predicted_plain);
-      EXPECT(st.t_predicted <= st.t_predicted_plain, "ran the slower prediction: %g against plain %g",
+      EXPECT(st.t_predicted <= 2 * st.t_predicted_plain, "ran a prediction over 2x plain MPI's: %g against %g",
              st.t_predicted, st.t_predicted_plain);
     }
     if (slow && g_size > 1) EXPECT(st.ratio_predicted > 1.5, "predicted ratio %g", st.ratio_predicted);
