@@ -306,6 +306,20 @@ int size_class(size_t bytes) {
   return k;
 }
 
+// The factor of a schedule not run yet at this size: the worst of those that have run in
+// its group (they share the codec work and the links, where most of the model's error
+// lies), or `none`. The node-aware schedule is a group of its own: its plain stages inside
+// a node go wrong in other ways (on this host, 2-4x slower than modelled), and the flat
+// schedules inheriting that error would never be tried.
+double untried_factor(const ModelState& s, int collective, int size, int schedule, double none) {
+  const bool node_aware = schedule == ZCOLL_ALGO_HIERARCHICAL;
+  double worst = 0;
+  for (int a = 1; a < ModelState::kPaths; ++a)
+    if (s.runs[collective][size][a] > 0 && (a == ZCOLL_ALGO_HIERARCHICAL) == node_aware)
+      worst = std::max(worst, s.learned[collective][size][a]);
+  return worst > 0 ? worst : none;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ API
@@ -408,18 +422,15 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
     const double rho = std::max(s.rho[collective][0], s.rho[collective][1]);
     if (!(rho > 0)) return false;
     const Inputs mr = inputs(c, rho, comp, decomp);
-    // A schedule not run yet at this size takes the worst factor of those that have, as in
+    // A schedule not run yet at this size takes the worst factor of its group, as in
     // decide(); before any has run, it counts as up to 2x faster than modelled (decide()
     // tries the best one once within that margin), so that this shortcut cannot keep
     // compression untried.
-    double untried = 0;
-    for (int a = 1; a < ModelState::kPaths; ++a)
-      if (s.runs[collective][size][a] > 0) untried = std::max(untried, f[a]);
-    if (!(untried > 0)) untried = 0.5;
     double likely = 1e300;
     for (int a : candidates(c, collective, true))
       likely = std::min(likely, schedule_time(c, collective, a, true, mr, bytes) *
-                                    (s.runs[collective][size][a] > 0 ? f[a] : untried) + agreement);
+                                    (s.runs[collective][size][a] > 0 ? f[a] : untried_factor(s, collective, size, a, 0.5)) +
+                                    agreement);
     if (!(plain < likely) || ++s.likely_plain[collective][size] % 16 == 0) return false;
   }
   d->plain = d->fast = true;
@@ -496,10 +507,10 @@ void learn(ModelState& s, double seconds, double overhead) {
     // off by 4x must not take several calls to notice); after two runs it is the faster
     // (the first also paid for first-touch pages and connection set-up, and a plain MPI
     // measured too slow only sends the next calls to compression, which goes on learning);
-    // after more, the median of the last three, so that
-    // one slow call (a noisy neighbour, a page fault) does not switch the path. No tight
-    // limit: a schedule the model misjudges by 5x (the node-aware ones on an
-    // oversubscribed host) must still come to be seen as slow.
+    // after more, the median of the last three, so that one slow call (a noisy neighbour,
+    // a page fault) does not switch the path. No tight limit: a schedule the model
+    // misjudges by 5x (the node-aware ones on an oversubscribed host) must still come to
+    // be seen as slow.
     hist[runs % ModelState::kSeen] = seconds / s.last_model;
     ++runs;
     if (runs == 1) f = hist[0];
@@ -540,15 +551,9 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   d.rho = rho;
   d.t_predicted_plain = plain_model * f[0];
   double best_model = 0, best = 1e300;
-  // A schedule not run yet here takes the worst factor of those that have: they share the
-  // codec work and the links, where most of the model's error lies.
-  double untried = 0;
-  for (int alg = 1; alg < ModelState::kPaths; ++alg)
-    if (s.runs[collective][size][alg] > 0) untried = std::max(untried, f[alg]);
-  if (!(untried > 0)) untried = 1;
   for (int alg : candidates(c, collective, homomorphic)) {
     const double t = schedule_time(c, collective, alg, homomorphic, m, bytes);
-    const double factor = s.runs[collective][size][alg] > 0 ? f[alg] : untried;
+    const double factor = s.runs[collective][size][alg] > 0 ? f[alg] : untried_factor(s, collective, size, alg, 1.0);
     if (t * factor < best) {
       best = t * factor;
       best_model = t;

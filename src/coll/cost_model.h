@@ -6,8 +6,10 @@
 //   codec   compression ratio and per-thread compression and decompression speed of this
 //           call's data, from a sample of about 1.5% of each rank's values;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
-//           (plain MPI or one schedule); plain MPI is measured once first where
-//           compression is predicted to win by less than 2x.
+//           (plain MPI or one schedule), the median of the last three runs; plain MPI
+//           is measured first where compression is predicted to win by less than 2x, a
+//           schedule predicted within 2x of plain MPI is tried once, and every 8th call
+//           through the agreement runs a runner-up predicted within 1.25x.
 // Every rank takes the same decision: the inputs that differ per rank travel in the
 // agreement allreduce every compressed call already makes (call.h), each rank keeps the
 // worst (MAX) of each, and the decision is a pure function of agreed values. Nothing
