@@ -358,7 +358,7 @@ struct Result {
   double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
   double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
   std::vector<double> times, times_mpi;
-  std::vector<std::string> paths;  // what each zcoll call ran (warm-up calls first): AUTO's learning shows
+  std::vector<int> paths;  // the zcoll_algorithm each call ran (warm-up calls first): AUTO's learning shows
 };
 
 // rank r's buffers for op: the rotated field where this rank has input, the NaN sentinel
@@ -583,12 +583,14 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
     return 1;
   }
   int any = 0, mine = 0;  // the largest code over the ranks; this rank's own, for its message
+  res->paths.reserve(static_cast<size_t>(o.warmup + o.iters));
   res->time_s =
       zsupport::time_collective(o.warmup, o.iters, [&] {
         mine = call.zcoll(out, zc);
+        // Inside the timed region: a copy of the stats and an int, named only when printed.
         zcoll_stats each{};
         zcoll_last_stats(zc, &each);
-        res->paths.push_back(algo_name(each.algorithm));
+        res->paths.push_back(each.algorithm);
         return mine;
       }, &any, &res->times);
   if (any) {
@@ -725,7 +727,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
         json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str(),
         join(r.times, [](double t) { return json_number(t, "%.6f"); }).c_str(),
-        join(r.paths, [](const std::string& a) { return "\"" + a + "\""; }).c_str());
+        join(r.paths, [](int a) { return std::string("\"") + algo_name(a) + "\""; }).c_str());
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
