@@ -281,11 +281,11 @@ Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
   return m;
 }
 
-// The schedules AUTO weighs for a collective (CPRP2P is a baseline, never chosen; the
-// node-aware ones only where there are nodes of several ranks).
+// The schedules AUTO weighs for a collective (CPRP2P and PLAIN_HIERARCHICAL are
+// baselines, never chosen; the node-aware one only where there are nodes of several ranks).
 std::vector<int> candidates(const zcoll_comm_s& c, int collective, bool homomorphic) {
   std::vector<int> out;
-  for (int a = ZCOLL_ALGO_RING; zcoll_algorithm_name(a); ++a)
+  for (int a = ZCOLL_ALGO_RING; a < ModelState::kPaths; ++a)
     if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || homomorphic) &&
         (a != ZCOLL_ALGO_HIERARCHICAL || c.topo.hierarchical()))
       out.push_back(a);
@@ -551,13 +551,22 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   d.rho = rho;
   d.t_predicted_plain = plain_model * f[0];
   double best_model = 0, best = 1e300;
+  // The untried schedule predicted fastest (see below).
+  int untried = -1;
+  double untried_t = 1e300, untried_model = 0;
   for (int alg : candidates(c, collective, homomorphic)) {
     const double t = schedule_time(c, collective, alg, homomorphic, m, bytes);
-    const double factor = s.runs[collective][size][alg] > 0 ? f[alg] : untried_factor(s, collective, size, alg, 1.0);
+    const bool ran = s.runs[collective][size][alg] > 0;
+    const double factor = ran ? f[alg] : untried_factor(s, collective, size, alg, 1.0);
     if (t * factor < best) {
       best = t * factor;
       best_model = t;
       d.choice.schedule = alg;
+    }
+    if (!ran && t * factor < untried_t) {
+      untried_t = t * factor;
+      untried_model = t;
+      untried = alg;
     }
   }
   d.plain = !(best < d.t_predicted_plain) || !(comp > 0);
@@ -590,6 +599,20 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
       t_alt < 1.25 * t_chosen) {
     d.plain = !d.plain;
     d.probe = true;
+  }
+  // A schedule not run yet at this size, predicted within 2x of the path chosen: run it once
+  // (the one predicted fastest first). Its prediction carries the model's shared errors (a
+  // link figure measured 7x too low on an oversubscribed host makes every flat schedule look
+  // slow), and a schedule is learned only from its own runs: without this, a node-aware
+  // schedule that had absorbed such an error into its factor would hold the choice, and a
+  // flat ring 3x faster would never run. Each schedule once per size class, at under 2x.
+  const double t_now = d.plain ? d.t_predicted_plain : best;
+  if (!d.probe && comp > 0 && untried >= 0 && !(untried == d.choice.schedule && !d.plain) && untried_t < 2 * t_now) {
+    d.plain = false;
+    d.probe = true;
+    d.choice.schedule = untried;
+    best = untried_t;
+    best_model = untried_model;
   }
   // Plain MPI's first two runs are learned at once too: the fast path waits for the second.
   if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
