@@ -86,7 +86,8 @@ const char* const kUsage =
     "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE\n"
     "           [--dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
     "           [--algo mpi|plainring|zcoll|auto|zcoll-homomorphic|zcoll-doc|cprp2p|c-coll|ring|\n"
-    "                   recursive-doubling|bruck|binomial|scatter-allgather|pairwise|hierarchical]\n"
+    "                   recursive-doubling|bruck|binomial|scatter-allgather|pairwise|hierarchical|\n"
+    "                   plain-hierarchical]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
     "           [--root R] [--check-stride S] [--json]\n"
     "  --op OP        allgather|bcast|scatter|gather|alltoall, or a reduction:\n"
@@ -105,7 +106,9 @@ const char* const kUsage =
     "                 plainring (allreduce only) = a second uncompressed baseline: Open MPI's ring\n"
     "                 allreduce (reduce-scatter, then allgather) written with MPI point-to-point, its\n"
     "                 reduction loop run here on one thread, so that a simulator charges it\n"
-    "                 (SMPI's built-in collectives do not)\n"
+    "                 (SMPI's built-in collectives do not); plain-hierarchical (allreduce, bcast,\n"
+    "                 allgather) = a node-aware uncompressed baseline: hierarchical's node stages\n"
+    "                 with plain MPI between the nodes too\n"
     "  --bytes        message size of the MPI call (sendcount x element size), with K/M/G\n"
     "                 suffixes (powers of 1024); rounded to whole elements. Default 64M.\n"
     "                 scatter: each rank's block (the root holds N x bytes); alltoall: each\n"
@@ -281,7 +284,8 @@ const struct {
               {"binomial", ZCOLL_ALGO_BINOMIAL, ZCOLL_REDUCTION_AUTO},
               {"scatter-allgather", ZCOLL_ALGO_SCATTER_ALLGATHER, ZCOLL_REDUCTION_AUTO},
               {"pairwise", ZCOLL_ALGO_PAIRWISE, ZCOLL_REDUCTION_AUTO},
-              {"hierarchical", ZCOLL_ALGO_HIERARCHICAL, ZCOLL_REDUCTION_AUTO}};
+              {"hierarchical", ZCOLL_ALGO_HIERARCHICAL, ZCOLL_REDUCTION_AUTO},
+              {"plain-hierarchical", ZCOLL_ALGO_PLAIN_HIERARCHICAL, ZCOLL_REDUCTION_AUTO}};
 
 bool parse_algo(const std::string& s, Algo* algo) {
   for (const auto& t : kAlgos)
@@ -304,7 +308,8 @@ const char* algo_name(int a) {
 // How the reductions of --algo combine: none (plain MPI), homomorphic (ZCOLL_REDUCTION_AUTO is
 // homomorphic) or doc (decompress-operate-compress; cprp2p is that without pipelining).
 const char* reduction_name(const Algo& a) {
-  if (a.algorithm == ZCOLL_ALGO_MPI || a.algorithm == kPlainRing) return "none";
+  if (a.algorithm == ZCOLL_ALGO_MPI || a.algorithm == kPlainRing || a.algorithm == ZCOLL_ALGO_PLAIN_HIERARCHICAL)
+    return "none";
   if (a.algorithm == ZCOLL_ALGO_CPRP2P || a.reduction == ZCOLL_REDUCTION_DOC) return "doc";
   return "homomorphic";
 }

@@ -293,9 +293,13 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_SCATTER_ALLGATHER = 6, /* bcast of large messages */
   ZCOLL_ALGO_PAIRWISE = 7,      /* alltoall */
   ZCOLL_ALGO_RECURSIVE_DOUBLING = 8, /* allreduce: log2(p) exchanges of whole streams */
-  ZCOLL_ALGO_HIERARCHICAL = 9   /* allreduce, bcast, allgather(v): node-aware, see "Node-aware
+  ZCOLL_ALGO_HIERARCHICAL = 9,  /* allreduce, bcast, allgather(v): node-aware, see "Node-aware
                                    collectives" below; the flat default where the
                                    communicator is not several nodes of equal size > 1 */
+  ZCOLL_ALGO_PLAIN_HIERARCHICAL = 10 /* allreduce, bcast, allgather(v): a baseline, never
+                                   compressed: the node-aware schedule with plain MPI on the
+                                   network too; plain MPI where the communicator is not several
+                                   nodes of equal size > 1. AUTO does not choose it. */
 } zcoll_algorithm;
 
 /* How the reductions (reduce_scatter, allreduce, reduce) combine compressed data. */

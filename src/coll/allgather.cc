@@ -54,7 +54,8 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
         if (direct && counts[r] > 0)
           std::memcpy(own(dt), sendbuf, static_cast<size_t>(counts[r]) * codec::element_size(dt));
-        if (ch.schedule == ZCOLL_ALGO_HIERARCHICAL) return hierarchical_allgather(c, dt, eb, recvbuf, counts, displs);
+        if (node_aware(ch.schedule))
+          return hierarchical_allgather(c, ch.schedule, dt, eb, recvbuf, counts, displs);
         return allgather_engine(c, dt, eb, ch, recvbuf, counts, displs);
       },
       [&] {

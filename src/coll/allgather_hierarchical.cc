@@ -11,7 +11,7 @@
 
 namespace zcoll::coll {
 
-int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
+int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
                            const int* displs) {
   int rc = ZCOLL_SUCCESS;
   zcoll_comm_s* rail = rail_of(c, &rc);
@@ -31,10 +31,17 @@ int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* rec
   rail->call_start = now();
   size_t rail_total = 0;
   for (int i = 0; i < m; ++i) rail_total += static_cast<size_t>(rail_counts[j][i]);
-  const Choice ch = table_choice(*rail, ZCOLL_COLL_ALLGATHER, rail_total * codec::element_size(dt) / static_cast<size_t>(m));
-  rc = allgather_engine(*rail, dt, eb, ch, recvbuf, rail_counts[j].data(), rail_displs[j].data());
+  const MPI_Datatype type = mpi_type(dt);
+  if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
+    rc = mpi_rc(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recvbuf, rail_counts[j].data(),
+                               rail_displs[j].data(), type, rail->comm));
+    rail->record_plain();
+  } else {
+    const Choice ch =
+        table_choice(*rail, ZCOLL_COLL_ALLGATHER, rail_total * codec::element_size(dt) / static_cast<size_t>(m));
+    rc = allgather_engine(*rail, dt, eb, ch, recvbuf, rail_counts[j].data(), rail_displs[j].data());
+  }
   if (total > 0) {  // total is the same everywhere: nothing to move, and recvbuf may be NULL
-    const MPI_Datatype type = mpi_type(dt);
     std::vector<MPI_Datatype> types(k, MPI_DATATYPE_NULL);
     int trc = ZCOLL_SUCCESS;
     for (int jj = 0; jj < k; ++jj)
@@ -55,7 +62,7 @@ int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* rec
       if (ty != MPI_DATATYPE_NULL) MPI_Type_free(&ty);
     if (!rc) rc = trc;
   }
-  return finish_hierarchical(c, *rail, rc);
+  return finish_hierarchical(c, schedule, *rail, rc);
 }
 
 }  // namespace zcoll::coll

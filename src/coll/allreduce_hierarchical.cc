@@ -15,8 +15,8 @@
 
 namespace zcoll::coll {
 
-int hierarchical_allreduce(zcoll_comm_s& c, zcoll_dtype dt, double eb, const void* input, void* out, size_t count,
-                           MPI_Op mpi_op, int op) {
+int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, const void* input, void* out,
+                           size_t count, MPI_Op mpi_op, int op) {
   int rc = ZCOLL_SUCCESS;
   zcoll_comm_s* rail = rail_of(c, &rc);
   if (!rail) return rc;
@@ -35,9 +35,15 @@ int hierarchical_allreduce(zcoll_comm_s& c, zcoll_dtype dt, double eb, const voi
     rc = mpi_rc(MPI_Reduce_scatter(input, slice, counts.data(), type, mpi_op, t.node_comm));
   }
   rail->call_start = now();
-  const int rail_rc = reduction_engine(*rail, ZCOLL_COLL_ALLREDUCE, dt, eb, table_choice(*rail, ZCOLL_COLL_ALLREDUCE, n * es),
-                                       slice, slice, even_blocks(n, static_cast<size_t>(rail->size)), op, -1);
-  return node_allgather_and_finish(c, *rail, rc ? rc : rail_rc, dt, out, counts, displs);
+  int rail_rc;
+  if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
+    rail_rc = mpi_rc(MPI_Allreduce(MPI_IN_PLACE, slice, counts[j], type, mpi_op, rail->comm));
+    rail->record_plain();
+  } else {
+    rail_rc = reduction_engine(*rail, ZCOLL_COLL_ALLREDUCE, dt, eb, table_choice(*rail, ZCOLL_COLL_ALLREDUCE, n * es),
+                               slice, slice, even_blocks(n, static_cast<size_t>(rail->size)), op, -1);
+  }
+  return node_allgather_and_finish(c, schedule, *rail, rc ? rc : rail_rc, dt, out, counts, displs);
 }
 
 }  // namespace zcoll::coll

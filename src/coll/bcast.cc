@@ -39,7 +39,7 @@ extern "C" int zcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int r
         if (c.rank == root) a.add_values(dt, buffer, n, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
-        if (ch.schedule == ZCOLL_ALGO_HIERARCHICAL) return hierarchical_bcast(c, dt, eb, buffer, n, root);
+        if (node_aware(ch.schedule)) return hierarchical_bcast(c, ch.schedule, dt, eb, buffer, n, root);
         return bcast_engine(c, dt, eb, ch, buffer, n, root);
       },
       [&] { return MPI_Bcast(buffer, count, datatype, root, c.comm); });

@@ -9,7 +9,7 @@
 
 namespace zcoll::coll {
 
-int hierarchical_bcast(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* buffer, size_t count, int root) {
+int hierarchical_bcast(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* buffer, size_t count, int root) {
   int rc = ZCOLL_SUCCESS;
   zcoll_comm_s* rail = rail_of(c, &rc);
   if (!rail) return rc;
@@ -27,9 +27,15 @@ int hierarchical_bcast(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* buffer,
   // Rail ranks are node indices.
   rail->call_start = now();
   const size_t n = static_cast<size_t>(counts[j]);
-  const int rail_rc =
-      bcast_engine(*rail, dt, eb, table_choice(*rail, ZCOLL_COLL_BCAST, n * codec::element_size(dt)), slice, n, root_node);
-  return node_allgather_and_finish(c, *rail, rc ? rc : rail_rc, dt, buffer, counts, displs);
+  int rail_rc;
+  if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
+    rail_rc = mpi_rc(MPI_Bcast(slice, counts[j], type, root_node, rail->comm));
+    rail->record_plain();
+  } else {
+    rail_rc = bcast_engine(*rail, dt, eb, table_choice(*rail, ZCOLL_COLL_BCAST, n * codec::element_size(dt)), slice, n,
+                           root_node);
+  }
+  return node_allgather_and_finish(c, schedule, *rail, rc ? rc : rail_rc, dt, buffer, counts, displs);
 }
 
 }  // namespace zcoll::coll

@@ -48,7 +48,8 @@ bool wants_compression(const zcoll_comm_s& c, int collective, size_t bytes) {
   const bool reduction = collective == ZCOLL_COLL_REDUCE_SCATTER || collective == ZCOLL_COLL_ALLREDUCE ||
                          collective == ZCOLL_COLL_REDUCE;
   if (reduction && c.size < 2) return false;
-  return configured_algorithm(c.cfg, collective) != ZCOLL_ALGO_MPI && bytes >= c.cfg.min_bytes;
+  const int configured = configured_algorithm(c.cfg, collective);
+  return configured != ZCOLL_ALGO_MPI && configured != ZCOLL_ALGO_PLAIN_HIERARCHICAL && bytes >= c.cfg.min_bytes;
 }
 
 namespace {

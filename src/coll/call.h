@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coll/cost_model.h"
+#include "coll/hierarchical.h"
 #include "coll/select.h"
 #include "common/comm.h"
 #include "common/mpi_util.h"
@@ -96,6 +97,17 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
     c.call_start = now();
     Decision d;
     bool modelled = false;
+    zcoll_dtype plain_dt = ZCOLL_FLOAT32;
+    if (runs_plain_hierarchical(c, collective) && float_type(type, &plain_dt) && op != kUnsupportedOp) {
+      // The uncompressed node-aware baseline: no bound and no choice to agree on.
+      Agreement a;
+      a.collective = collective;
+      describe(plain_dt, a);
+      d.choice.schedule = ZCOLL_ALGO_PLAIN_HIERARCHICAL;
+      const int erc = engine(plain_dt, 0.0, d.choice);
+      finish_stats(c, d, false);
+      return a.rc ? a.rc : erc;
+    }
     if (wants_compression(c, collective, bytes) && !(modelled = surely_plain(c, collective, bytes, &d))) {
       Agreement a;
       a.collective = collective;

@@ -12,6 +12,10 @@ bool runs_hierarchical(const zcoll_comm_s& c, int collective) {
   return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_HIERARCHICAL && c.topo.hierarchical();
 }
 
+bool runs_plain_hierarchical(const zcoll_comm_s& c, int collective) {
+  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_PLAIN_HIERARCHICAL && c.topo.hierarchical();
+}
+
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
   *rc = ZCOLL_SUCCESS;
   if (c.rail) return c.rail.get();
@@ -37,15 +41,15 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
   MPI_Comm_size(dup, &r->size);
   // The rail runs the flat schedules (its own topology is one node of one rank).
   r->cfg = c.cfg;
-  if (r->cfg.algorithm == ZCOLL_ALGO_HIERARCHICAL) r->cfg.algorithm = ZCOLL_ALGO_AUTO;
+  if (node_aware(r->cfg.algorithm)) r->cfg.algorithm = ZCOLL_ALGO_AUTO;
   for (int& a : r->cfg.algorithms)
-    if (a == ZCOLL_ALGO_HIERARCHICAL) a = ZCOLL_ALGO_AUTO;
+    if (node_aware(a)) a = ZCOLL_ALGO_AUTO;
   r->debug_fail = c.debug_fail;
   c.rail = std::move(r);
   return c.rail.get();
 }
 
-int finish_hierarchical(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc) {
+int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc) {
   // The rail agreed on its own outcome; a failure on another rail or in a node stage
   // must reach every rank too.
   int worst = rc;
@@ -54,16 +58,16 @@ int finish_hierarchical(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc) {
   // a node); times: the whole call, the node stages in t_comm.
   zcoll_stats& s = c.last;
   s = rail.last;
-  s.algorithm = ZCOLL_ALGO_HIERARCHICAL;
+  s.algorithm = schedule;
   s.t_comm = now() - c.call_start - s.t_compress - s.t_decompress - s.t_reduce;
   return worst;
 }
 
-int node_allgather_and_finish(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc, zcoll_dtype dt, void* buf,
-                              const std::vector<int>& counts, const std::vector<int>& displs) {
+int node_allgather_and_finish(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc, zcoll_dtype dt,
+                              void* buf, const std::vector<int>& counts, const std::vector<int>& displs) {
   const int grc = mpi_rc(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts.data(), displs.data(),
                                         mpi_type(dt), c.topo.node_comm));
-  return finish_hierarchical(c, rail, rc ? rc : grc);
+  return finish_hierarchical(c, schedule, rail, rc ? rc : grc);
 }
 
 void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs) {

@@ -16,14 +16,21 @@ namespace zcoll::coll {
 // and the topology has several nodes of equal size > 1. Otherwise the flat schedule runs
 // (select_algorithm treats HIERARCHICAL as AUTO). The same on every rank.
 bool runs_hierarchical(const zcoll_comm_s& c, int collective);
+// The same for the uncompressed baseline PLAIN_HIERARCHICAL (otherwise plain MPI runs).
+bool runs_plain_hierarchical(const zcoll_comm_s& c, int collective);
+inline bool node_aware(int schedule) {
+  return schedule == ZCOLL_ALGO_HIERARCHICAL || schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL;
+}
 
-// The engines, after the agreement on c.comm (eb: the agreed bound). Each ends with one
-// MPI_Allreduce of the error code over c.comm, so every rank returns the same outcome,
-// and sets c.last from the rail stage (algorithm HIERARCHICAL).
-int hierarchical_allreduce(zcoll_comm_s& c, zcoll_dtype dt, double eb, const void* input, void* out, size_t count,
-                           MPI_Op mpi_op, int op);
-int hierarchical_bcast(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* buffer, size_t count, int root);
-int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
+// The engines, after the agreement on c.comm (eb: the agreed bound), or with no agreement
+// for PLAIN_HIERARCHICAL (schedule: one of the two node-aware ones; the plain one runs
+// plain MPI on the rail, and eb is unused). Each ends with one MPI_Allreduce of the error
+// code over c.comm, so every rank returns the same outcome, and sets c.last from the rail
+// stage (algorithm: schedule).
+int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, const void* input, void* out,
+                           size_t count, MPI_Op mpi_op, int op);
+int hierarchical_bcast(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* buffer, size_t count, int root);
+int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
                            const int* displs);
 
 // What the three share (hierarchical.cc).
@@ -31,13 +38,13 @@ int hierarchical_allgather(zcoll_comm_s& c, zcoll_dtype dt, double eb, void* rec
 // (collective over c.comm; every rank makes that call), kept until zcoll_comm_free.
 // nullptr and *rc set when making it failed on any rank.
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc);
-// The rail stage's statistics as the call's, and the call's outcome on every rank of
-// c.comm: the worst of rc over all ranks.
-int finish_hierarchical(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc);
+// The rail stage's statistics as the call's (algorithm: schedule), and the call's outcome
+// on every rank of c.comm: the worst of rc over all ranks.
+int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc);
 // The last stage of allreduce and bcast: the node's slices to every rank of the node
 // (plain MPI_Allgatherv in place on node_comm), then finish_hierarchical.
-int node_allgather_and_finish(zcoll_comm_s& c, const zcoll_comm_s& rail, int rc, zcoll_dtype dt, void* buf,
-                              const std::vector<int>& counts, const std::vector<int>& displs);
+int node_allgather_and_finish(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc, zcoll_dtype dt,
+                              void* buf, const std::vector<int>& counts, const std::vector<int>& displs);
 // count elements in node_size slices (even_blocks), as MPI's int counts and displacements.
 void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs);
 // A rank's rank inside its node.

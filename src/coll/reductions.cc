@@ -79,7 +79,8 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
         a.add_values(dt, input, total, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
-        if (ch.schedule == ZCOLL_ALGO_HIERARCHICAL) return hierarchical_allreduce(c, dt, eb, input, out, total, mpi_op, op);
+        if (node_aware(ch.schedule))
+          return hierarchical_allreduce(c, ch.schedule, dt, eb, input, out, total, mpi_op, op);
         return reduction_engine(c, collective, dt, eb, ch, input, out, counts, op, root);
       },
       plain);

@@ -12,7 +12,8 @@ namespace {
 constexpr size_t KiB = 1024;
 
 const char* const kAlgorithmNames[] = {"auto",     "mpi",      "cprp2p",  "ring", "bruck", "binomial",
-                                       "scatter_allgather", "pairwise", "recursive_doubling", "hierarchical"};
+                                       "scatter_allgather", "pairwise", "recursive_doubling", "hierarchical",
+                                       "plain_hierarchical"};
 const char* const kCollectiveNames[] = {"allgather",      "bcast",     "scatter", "gather", "alltoall",
                                         "reduce_scatter", "allreduce", "reduce"};
 constexpr int kNumAlgorithms = sizeof kAlgorithmNames / sizeof *kAlgorithmNames;
@@ -21,17 +22,17 @@ static_assert(sizeof kCollectiveNames / sizeof *kCollectiveNames == ZCOLL_NUM_CO
 // The schedules each collective has, besides AUTO, MPI and CPRP2P.
 unsigned schedules_of(int collective) {
   auto bit = [](int a) { return 1u << a; };
+  const unsigned node_aware = bit(ZCOLL_ALGO_HIERARCHICAL) | bit(ZCOLL_ALGO_PLAIN_HIERARCHICAL);
   switch (collective) {
-    case ZCOLL_COLL_ALLGATHER: return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_BRUCK) | bit(ZCOLL_ALGO_HIERARCHICAL);
-    case ZCOLL_COLL_BCAST:
-      return bit(ZCOLL_ALGO_BINOMIAL) | bit(ZCOLL_ALGO_SCATTER_ALLGATHER) | bit(ZCOLL_ALGO_HIERARCHICAL);
+    case ZCOLL_COLL_ALLGATHER: return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_BRUCK) | node_aware;
+    case ZCOLL_COLL_BCAST: return bit(ZCOLL_ALGO_BINOMIAL) | bit(ZCOLL_ALGO_SCATTER_ALLGATHER) | node_aware;
     case ZCOLL_COLL_SCATTER:
     case ZCOLL_COLL_GATHER: return bit(ZCOLL_ALGO_BINOMIAL);
     case ZCOLL_COLL_ALLTOALL: return bit(ZCOLL_ALGO_PAIRWISE);
     case ZCOLL_COLL_REDUCE_SCATTER:
     case ZCOLL_COLL_REDUCE: return bit(ZCOLL_ALGO_RING);
     case ZCOLL_COLL_ALLREDUCE:
-      return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_RECURSIVE_DOUBLING) | bit(ZCOLL_ALGO_HIERARCHICAL);
+      return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_RECURSIVE_DOUBLING) | node_aware;
     default: return 0;
   }
 }

@@ -1,5 +1,8 @@
 // MPI tests of the node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; "Node-aware
-// collectives" in include/zcoll.h): allreduce, bcast, allgather and allgatherv.
+// collectives" in include/zcoll.h): allreduce, bcast, allgather and allgatherv; and of
+// the uncompressed baseline ZCOLL_ALGO_PLAIN_HIERARCHICAL on the same layouts, whose
+// results must be plain MPI's: bcast and allgather(v) bit for bit, allreduce within
+// floating-point rounding, stats.compressed 0 (plain MPI on a flat topology).
 //
 //   zcoll_mpi_hierarchical_tests [section ...]      (no section: all of them)
 //
@@ -121,6 +124,7 @@ struct Cfg {
   int mode = ZCOLL_EB_ABS, red = ZCOLL_REDUCTION_AUTO, target = ZCOLL_BOUND_INPUT;
   double eb = 1e-2;
   bool env = false;  // select through ZCOLL_<COLLECTIVE>_ALGORITHM rather than config.algorithm
+  bool plain = false;  // PLAIN_HIERARCHICAL rather than HIERARCHICAL
   const char* debug_fail = nullptr;  // ZCOLL_DEBUG_FAIL
 };
 
@@ -139,9 +143,9 @@ zcoll_comm make_comm(const Layout& L, const Cfg& c) {
   cfg.bound_target = c.target;
   if (c.env)
     for (const char* v : {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM"})
-      setenv(v, "Hierarchical", 1);
+      setenv(v, c.plain ? "Plain_Hierarchical" : "Hierarchical", 1);
   else
-    cfg.algorithm = kHier;
+    cfg.algorithm = c.plain ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : kHier;
   if (c.debug_fail) setenv("ZCOLL_DEBUG_FAIL", c.debug_fail, 1);
   zcoll_comm zc = nullptr;
   const int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
@@ -173,10 +177,18 @@ void agree_flush() {
 }
 
 // What ran and the bound it reports. flat: the algorithms the flat fallback may run.
-double check_stats(zcoll_comm zc, const Layout& L, std::initializer_list<int> flat, double want_eps) {
+// The plain baseline: nothing compressed, its own name on the node-aware path; 0.
+double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, std::initializer_list<int> flat, double want_eps) {
   zcoll_stats st;
   std::memset(&st, 0xff, sizeof st);
   EXPECT_RC(zcoll_last_stats(zc, &st), ZCOLL_SUCCESS);
+  if (c.plain) {
+    const int want = L.hier ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : ZCOLL_ALGO_MPI;
+    EXPECT(st.compressed == 0, "plain baseline: stats.compressed %d", st.compressed);
+    EXPECT(st.algorithm == want, "plain baseline ran algorithm %d (%s), expected %s", st.algorithm,
+           zcoll_algorithm_name(st.algorithm), zcoll_algorithm_name(want));
+    return 0;
+  }
   EXPECT(st.compressed == 1, "stats.compressed %d", st.compressed);
   if (L.hier) {
     EXPECT(st.algorithm == kHier, "ran algorithm %d (%s), expected hierarchical", st.algorithm,
@@ -238,9 +250,10 @@ void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size
   const double factor = homo_minmax ? 1 : L.hier ? L.nodes : p;
   const double base = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
-  const double eps =
-      check_stats(zc, L, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}, result ? base / factor : base);
-  const double allowed = result ? base : factor * eps;
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
+                                               result ? base / factor : base);
+  if (c.plain) check_stats(zc, L, c, {}, 0);
+  const double allowed = c.plain ? 0 : result ? base : factor * eps;
   g_agree.push_back(fnv(rb, n * sizeof(T)));
   EXPECT(bad_guards(recv, kGuard, kGuard + n) == 0, "guard elements overwritten");
   EXPECT(in_place || std::memcmp(send.data(), in[static_cast<size_t>(g_rank)].data(), n * sizeof(T)) == 0,
@@ -284,11 +297,11 @@ void run_bcast(zcoll_comm zc, const Layout& L, const Cfg& c, int root, size_t n)
     Watchdog w("bcast");
     EXPECT_RC(zcoll_bcast(b, static_cast<int>(n), Ty<T>::mpi(), root, zc), ZCOLL_SUCCESS);
   }
-  const double eps = check_stats(zc, L, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}, abs_bound(c, lo, hi));
+  const double eps = check_stats(zc, L, c, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}, abs_bound(c, lo, hi));
   EXPECT(bad_guards(buf, kGuard, kGuard + n) == 0, "guard elements overwritten");
   // The root keeps its values; on the hierarchical path so does the root's node.
-  const bool exact =
-      g_rank == root || (L.hier && L.node_of[static_cast<size_t>(g_rank)] == L.node_of[static_cast<size_t>(root)]);
+  const bool exact = c.plain || g_rank == root ||
+                     (L.hier && L.node_of[static_cast<size_t>(g_rank)] == L.node_of[static_cast<size_t>(root)]);
   size_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
     const bool ok = exact ? std::memcmp(&b[i], &want[i], sizeof(T)) == 0
@@ -338,7 +351,7 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
                 : zcoll_allgather(sb, mc, t, rb, static_cast<int>(base), t, zc),
               ZCOLL_SUCCESS);
   }
-  const double eps = check_stats(zc, L, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
+  const double eps = check_stats(zc, L, c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
   size_t bad = 0, touched = 0;
   std::vector<bool> covered(recv.size(), false);
   for (int s = 0; s < p; ++s)
@@ -346,7 +359,7 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
       const size_t at = static_cast<size_t>(displs[s] + i);
       covered[kGuard + at] = true;
       const T g = rb[at], w = blocks[static_cast<size_t>(s)][static_cast<size_t>(i)];
-      const bool ok = s == g_rank ? std::memcmp(&g, &w, sizeof(T)) == 0
+      const bool ok = s == g_rank || c.plain ? std::memcmp(&g, &w, sizeof(T)) == 0
                                   : std::fabs(static_cast<double>(g) - static_cast<double>(w)) <= eps;
       if (!ok && bad++ < 3)
         std::fprintf(stderr, "[rank %d/%d]   %s: block %d element %d: got %.17g, want %.17g (eps %.4g)\n", g_rank, p,
@@ -366,19 +379,22 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
 // that do not divide evenly, 0 and 1, in place or not), a lighter one with REL, DOC and
 // RESULT; the flat fallbacks, and a section's second layout (6 ranks), get the light set
 // with ABS and REL only (an oversubscribed, busy-polling MPI takes milliseconds per
-// synchronisation).
+// synchronisation). Every layout then runs the light set on the plain baseline (named
+// in the environment where the layout is not the thorough one).
 void run_layout(const Layout& L, bool thorough) {
   Ctx cl("layout %s (%d nodes of %d%s)", L.name.c_str(), L.nodes, L.node_size, L.hier ? "" : ", flat fallback");
   const int p = g_size;
   const std::vector<int> roots = {0, p - 1, 1};
-  for (int variant = 0; variant < (L.hier && thorough ? 4 : 2); ++variant) {
+  const int variants = L.hier && thorough ? 4 : 2;
+  for (int variant = 0; variant <= variants; ++variant) {
     Cfg c;
     if (variant == 1) c.mode = ZCOLL_EB_REL, c.eb = 1e-3;
-    if (variant == 2) c.red = ZCOLL_REDUCTION_DOC, c.env = true;
-    if (variant == 3) c.target = ZCOLL_BOUND_RESULT, c.mode = ZCOLL_EB_REL, c.eb = 1e-4;
-    Ctx cv("mode=%s eb=%g reduction=%s target=%s%s", c.mode == ZCOLL_EB_REL ? "REL" : "ABS", c.eb,
+    if (variant == 2 && variant < variants) c.red = ZCOLL_REDUCTION_DOC, c.env = true;
+    if (variant == 3 && variant < variants) c.target = ZCOLL_BOUND_RESULT, c.mode = ZCOLL_EB_REL, c.eb = 1e-4;
+    if (variant == variants) c.plain = true, c.env = !thorough;
+    Ctx cv("mode=%s eb=%g reduction=%s target=%s%s%s", c.mode == ZCOLL_EB_REL ? "REL" : "ABS", c.eb,
            c.red == ZCOLL_REDUCTION_DOC ? "DOC" : "AUTO", c.target == ZCOLL_BOUND_RESULT ? "RESULT" : "INPUT",
-           c.env ? " (environment)" : "");
+           c.plain ? " PLAIN_HIERARCHICAL" : "", c.env ? " (environment)" : "");
     zcoll_comm zc = make_comm(L, c);
     if (!zc) return;
     const bool full = variant == 0 && L.hier && thorough;
