@@ -51,14 +51,15 @@ FIXED = {"allreduce": ["ring", "recursive-doubling"], "bcast": ["binomial", "sca
          "scatter": ["binomial"], "gather": ["binomial"], "reduce": ["ring"]}
 
 
-# Node-aware, where a launch has nodes of several ranks.
+# Node-aware, where a launch has nodes of several ranks: the compressed schedule, and the
+# uncompressed one (a plain baseline that AUTO does not choose, but must beat).
 NODE_AWARE = {"allreduce", "bcast", "allgather"}
 
 
 def algos_for(args, op, per_node=1):
     if args.algos != "all":
         return args.algos
-    fixed = FIXED.get(op, []) + (["hierarchical"] if per_node > 1 and op in NODE_AWARE else [])
+    fixed = FIXED.get(op, []) + (["hierarchical", "plain-hierarchical"] if per_node > 1 and op in NODE_AWARE else [])
     return ",".join(["mpi", "auto", "zcoll"] + fixed + args.extra_algos.split(",") * bool(args.extra_algos))
 
 
