@@ -299,7 +299,7 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_PLAIN_HIERARCHICAL = 10 /* allreduce, bcast, allgather(v): a baseline, never
                                    compressed: the node-aware schedule with plain MPI on the
                                    network too; plain MPI where the communicator is not several
-                                   nodes of equal size > 1. AUTO does not choose it. */
+                                   nodes of equal size > 1. AUTO weighs it too. */
 } zcoll_algorithm;
 
 /* How the reductions (reduce_scatter, allreduce, reduce) combine compressed data. */
@@ -515,6 +515,13 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * and bcast) in an arena of the rail's own, made with a duplicate of the rail
  * communicator by the first node-aware call and kept until zcoll_comm_free; allgather
  * also builds node_size MPI indexed datatypes per call.
+ * ZCOLL_ALGO_PLAIN_HIERARCHICAL is the same schedule with plain MPI on the rails too: an
+ * uncompressed node-aware baseline (MPI libraries differ in how node-aware their own
+ * collectives are). Nothing is agreed or compressed; bcast and allgather(v) are exact,
+ * allreduce is MPI's arithmetic in another order; stats.compressed is 0 and
+ * stats.algorithm names it. Where the topology is not several nodes of equal size it is
+ * plain MPI. AUTO weighs it with the compressed schedules where the topology has such
+ * nodes, and may run it (after its agreement, which it still makes).
  */
 int zcoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, zcoll_comm comm);

@@ -21,8 +21,12 @@ OPS=${ZCOLL_STUDY_OPS:-allreduce,bcast,allgather,reduce_scatter,alltoall}
 # "all calls" column sums every call, learning included.
 ITERS=${ZCOLL_STUDY_ITERS:-10}
 WARMUP=${ZCOLL_STUDY_WARMUP:-0}
+# A launch's time limit: MPICH's MPI_Finalize can hang across namespaces after every result is
+# out (run.sh keeps the output), which costs the whole limit.
+TIMEOUT=${ZCOLL_STUDY_TIMEOUT:-600}
 run() { "$PY" "$HERE/sweep.py" --build "$BUILD" --out "$OUT" --input "$INPUT" --sizes "$SIZES" --ops "$OPS" \
-        --algos all --iters "$ITERS" --warmup "$WARMUP" "$@" || echo "run_auto_study: a launch failed ($*)" >&2; }
+        --algos all --iters "$ITERS" --warmup "$WARMUP" --timeout "$TIMEOUT" "$@" ||
+        echo "run_auto_study: a launch failed ($*)" >&2; }
 # ZCOLL_STUDY_RATES_2 / _4 set to "" skip that part.
 R2=${ZCOLL_STUDY_RATES_2-1gbit,10gbit,shm,2.5gbit}
 R4=${ZCOLL_STUDY_RATES_4-1gbit,10gbit}

@@ -27,7 +27,9 @@ Multi-thread codec, modelled (--effective-threads E): the compressed algorithms 
 own launch on hosts E times faster than smpi/host-speed, so every compute stretch of that
 launch costs 1/E of the CPU time it took here: codec work on E threads with perfect scaling
 (E = min(threads, memory-bandwidth cap); README.md says how E was derived). The baselines
-(mpi, plainring) run in another launch at factor 1: a real MPI reduces on one thread.
+(mpi, plainring, plain-hierarchical) run in another launch at factor 1: a real MPI reduces on
+one thread. plain-hierarchical (allreduce, bcast, allgather) is zcoll's node-aware schedule
+without compression (ZCOLL_ALGO_PLAIN_HIERARCHICAL).
 plainring (allreduce only) is zcoll-bench's uncompressed ring allreduce with its reduction
 loop executed and therefore charged; SMPI's own MPI_Allreduce charges no reduction.
 --ranks-per-node R puts R ranks on each host (R cores, loopback between them); the
@@ -77,7 +79,9 @@ def parse_plan(text):
     return plan
 
 
-BASELINES = ("mpi", "plainring")
+BASELINES = ("mpi", "plainring", "plain-hierarchical")
+# The ops each baseline other than plain MPI has.
+BASELINE_OPS = {"plainring": ("allreduce",), "plain-hierarchical": ("allreduce", "bcast", "allgather")}
 
 
 def mem_estimate_gib(op, p, n):
@@ -132,13 +136,13 @@ def run_study(args, out_jsonl, log_dir):
                 sizes.append(text)
             if not sizes:
                 continue
-            # Launches: the baselines at host speed factor 1 (plainring only where it applies;
-            # plain MPI alone only if no compressed algorithm runs, since every launch times it
-            # first anyway), the compressed algorithms at factor E.
-            base = [a for a in algos if a in BASELINES and (a != "plainring" or op == "allreduce")]
+            # Launches: the baselines at host speed factor 1 (each only where it applies; plain
+            # MPI alone only if no compressed algorithm runs, since every launch times it first
+            # anyway), the compressed algorithms at factor E.
+            base = [a for a in algos if a in BASELINES and op in BASELINE_OPS.get(a, (op,))]
             comp = [a for a in algos if a not in BASELINES]
             launches = []
-            if "plainring" in base or not comp:
+            if any(a != "mpi" for a in base) or not comp:
                 launches.append((base, 1))
             if comp:
                 launches.append((comp, args.effective_threads))
@@ -200,13 +204,15 @@ def load(out_jsonl):
         latest[(r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"], r["algo"],
                 r.get("effective_threads", 1))] = r
     recs = list(latest.values())
-    # Speedup over the plainring baseline (same op, nodes, ranks per node, size) where it ran.
-    ring = {(r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"]): r["time_s"] for r in recs
-            if r["algo"] == "plainring"}
-    for r in recs:
-        t = ring.get((r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"]))
-        r["time_plainring_s"] = t
-        r["speedup_vs_plainring"] = t / r["time_s"] if t and r["time_s"] > 0 else None
+    # Speedup over the second baselines (same op, nodes, ranks per node, size) where they ran.
+    for base in ("plainring", "plain-hierarchical"):
+        key = base.replace("-", "_")
+        times = {(r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"]): r["time_s"] for r in recs
+                 if r["algo"] == base}
+        for r in recs:
+            t = times.get((r["op"], r["nodes"], r.get("ranks_per_node", 1), r["bytes_per_rank"]))
+            r[f"time_{key}_s"] = t
+            r[f"speedup_vs_{key}"] = t / r["time_s"] if t and r["time_s"] > 0 else None
     return recs
 
 
@@ -350,7 +356,9 @@ def pivot(recs):
             text = f"{1e3 * r['time_s']:.2f} ms"
         else:
             vs = r.get("speedup_vs_plainring")
-            text = f"{r['speedup_vs_mpi']:.2f}x" + (f" / {vs:.2f}x" if vs else "")
+            vs_ph = r.get("speedup_vs_plain_hierarchical") if r["algo"] != "plain-hierarchical" else None
+            text = (f"{r['speedup_vs_mpi']:.2f}x" + (f" / {vs:.2f}x" if vs else "") +
+                    (f" ({vs_ph:.2f}x vs plain-hierarchical)" if vs_ph else ""))
         cells.setdefault(key, {})[r["nodes"]] = text
     rows = ["| op | MiB/rank | ranks/node | what | " + " | ".join(f"{n} nodes" for n in nodes) + " |",
             "|" + "---|" * (4 + len(nodes))]

@@ -230,8 +230,10 @@ double zcoll_time(int collective, int schedule, bool homomorphic, const Inputs& 
 }
 
 // Node-aware (hierarchical.h): plain stages inside a node on the intra-node link, the
-// compressed stage on the rails, whose node_size flows share each node's network link.
-double hierarchical_time(const zcoll_comm_s& c, int collective, bool homomorphic, const Inputs& m, double bytes) {
+// compressed stage (plain MPI for PLAIN_HIERARCHICAL) on the rails, whose node_size flows
+// share each node's network link.
+double hierarchical_time(const zcoll_comm_s& c, int collective, int schedule, bool homomorphic, const Inputs& m,
+                         double bytes) {
   const ModelState& s = *c.model;
   const int k = c.topo.node_size, nodes = c.topo.nodes;
   Inputs node = m, rail = m;
@@ -244,18 +246,23 @@ double hierarchical_time(const zcoll_comm_s& c, int collective, bool homomorphic
   rail.beta = s.inter.beta * k;
   rail.share = 1;
   const double slice = bytes / k;
+  const bool plain = schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL;
+  // The rail stage: the table's flat schedule, compressed, or plain MPI.
+  auto on_rail = [&](int rail_collective, int rail_schedule, bool homo, double rail_bytes) {
+    return plain ? plain_time(rail_collective, rail, rail_bytes)
+                 : zcoll_time(rail_collective, rail_schedule, homo, rail, rail_bytes);
+  };
   switch (collective) {
     case ZCOLL_COLL_ALLREDUCE:
       return plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +
-             zcoll_time(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING, homomorphic, rail, slice) +
+             on_rail(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING, homomorphic, slice) +
              plain_time(ZCOLL_COLL_ALLGATHER, node, slice);
     case ZCOLL_COLL_BCAST:
       return plain_time(ZCOLL_COLL_SCATTER, node, slice) +
-             zcoll_time(ZCOLL_COLL_BCAST, nodes > 3 ? ZCOLL_ALGO_SCATTER_ALLGATHER : ZCOLL_ALGO_BINOMIAL, false, rail,
-                        slice) +
+             on_rail(ZCOLL_COLL_BCAST, nodes > 3 ? ZCOLL_ALGO_SCATTER_ALLGATHER : ZCOLL_ALGO_BINOMIAL, false, slice) +
              plain_time(ZCOLL_COLL_ALLGATHER, node, slice);
     case ZCOLL_COLL_ALLGATHER:
-      return zcoll_time(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, false, rail, bytes) +
+      return on_rail(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, false, bytes) +
              plain_time(ZCOLL_COLL_ALLGATHER, node, nodes * bytes);
     default: return 1e300;
   }
@@ -281,21 +288,21 @@ Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
   return m;
 }
 
-// The schedules AUTO weighs for a collective (CPRP2P and PLAIN_HIERARCHICAL are
-// baselines, never chosen; the node-aware one only where there are nodes of several ranks).
+// The schedules AUTO weighs for a collective besides plain MPI (CPRP2P is a baseline, never
+// chosen; the node-aware ones, compressed or not, only where there are nodes of several ranks).
 std::vector<int> candidates(const zcoll_comm_s& c, int collective, bool homomorphic) {
   std::vector<int> out;
   for (int a = ZCOLL_ALGO_RING; a < ModelState::kPaths; ++a)
     if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || homomorphic) &&
-        (a != ZCOLL_ALGO_HIERARCHICAL || c.topo.hierarchical()))
+        (!node_aware(a) || c.topo.hierarchical()))
       out.push_back(a);
   return out;
 }
 
 double schedule_time(const zcoll_comm_s& c, int collective, int schedule, bool homomorphic, const Inputs& m,
                      double bytes) {
-  return schedule == ZCOLL_ALGO_HIERARCHICAL ? hierarchical_time(c, collective, homomorphic, m, bytes)
-                                             : zcoll_time(collective, schedule, homomorphic, m, bytes);
+  return node_aware(schedule) ? hierarchical_time(c, collective, schedule, homomorphic, m, bytes)
+                              : zcoll_time(collective, schedule, homomorphic, m, bytes);
 }
 
 int dtype_slot(int dtype) { return dtype == ZCOLL_FLOAT64 ? 1 : 0; }
@@ -308,14 +315,13 @@ int size_class(size_t bytes) {
 
 // The factor of a schedule not run yet at this size: the worst of those that have run in
 // its group (they share the codec work and the links, where most of the model's error
-// lies), or `none`. The node-aware schedule is a group of its own: its plain stages inside
-// a node go wrong in other ways (on this host, 2-4x slower than modelled), and the flat
-// schedules inheriting that error would never be tried.
+// lies), or `none`. The node-aware schedules (compressed or plain) are a group of their
+// own: their plain stages inside a node go wrong in other ways (on this host, 2-4x slower
+// than modelled), and the flat schedules inheriting that error would never be tried.
 double untried_factor(const ModelState& s, int collective, int size, int schedule, double none) {
-  const bool node_aware = schedule == ZCOLL_ALGO_HIERARCHICAL;
   double worst = 0;
   for (int a = 1; a < ModelState::kPaths; ++a)
-    if (s.runs[collective][size][a] > 0 && (a == ZCOLL_ALGO_HIERARCHICAL) == node_aware)
+    if (s.runs[collective][size][a] > 0 && node_aware(a) == node_aware(schedule))
       worst = std::max(worst, s.learned[collective][size][a]);
   return worst > 0 ? worst : none;
 }
@@ -550,77 +556,73 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   const double* f = s.learned[collective][size];
   d.rho = rho;
   d.t_predicted_plain = plain_model * f[0];
-  double best_model = 0, best = 1e300;
+  // Each path's prediction (model, and model x factor); path 0 is plain MPI.
+  double model[ModelState::kPaths] = {plain_model}, pred[ModelState::kPaths] = {d.t_predicted_plain};
+  bool ran[ModelState::kPaths] = {s.runs[collective][size][0] > 0};
+  double best = 1e300;
   // The untried schedule predicted fastest (see below).
   int untried = -1;
-  double untried_t = 1e300, untried_model = 0;
   for (int alg : candidates(c, collective, homomorphic)) {
-    const double t = schedule_time(c, collective, alg, homomorphic, m, bytes);
-    const bool ran = s.runs[collective][size][alg] > 0;
-    const double factor = ran ? f[alg] : untried_factor(s, collective, size, alg, 1.0);
-    if (t * factor < best) {
-      best = t * factor;
-      best_model = t;
+    model[alg] = schedule_time(c, collective, alg, homomorphic, m, bytes);
+    ran[alg] = s.runs[collective][size][alg] > 0;
+    pred[alg] = model[alg] * (ran[alg] ? f[alg] : untried_factor(s, collective, size, alg, 1.0));
+    if (pred[alg] < best) {
+      best = pred[alg];
       d.choice.schedule = alg;
     }
-    if (!ran && t * factor < untried_t) {
-      untried_t = t * factor;
-      untried_model = t;
-      untried = alg;
-    }
+    if (!ran[alg] && (untried < 0 || pred[alg] < pred[untried])) untried = alg;
   }
   d.plain = !(best < d.t_predicted_plain) || !(comp > 0);
   // Plain MPI not yet measured here, and compression predicted to win by less than 2x:
   // measure plain MPI once first. The model's error is of that order before it has learned
   // anything, and a wrong first guess for compression would never be corrected (plain MPI's
   // factor is learned only from plain calls).
-  if (!d.plain && s.runs[collective][size][0] == 0 && best > 0.5 * d.t_predicted_plain) d.plain = d.probe = true;
+  if (!d.plain && !ran[0] && best > 0.5 * d.t_predicted_plain) d.plain = d.probe = true;
   // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
   // predicted within 2x of plain MPI: run it once. Otherwise a model that overrates the
   // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly) would
   // never be corrected, as a schedule's factor is learned only from its own runs. One call per
   // collective and size class, at a predicted cost under 2x plain MPI's.
-  if (d.plain && comp > 0 && s.runs[collective][size][0] > 0 && best < 2 * d.t_predicted_plain) {
+  if (d.plain && comp > 0 && ran[0] && best < 2 * d.t_predicted_plain) {
     bool tried = false;
-    for (int alg = 1; alg < ModelState::kPaths; ++alg) tried = tried || s.runs[collective][size][alg] > 0;
+    for (int alg = 1; alg < ModelState::kPaths; ++alg) tried = tried || ran[alg];
     if (!tried) {
       d.plain = false;
       d.probe = true;
     }
   }
-  // Every 8th call decided here, the runner-up between plain MPI and the best schedule
-  // runs instead when predicted within 1.25x: a factor learned from a few noisy calls can
-  // hold a wrong choice, and nothing else would run the other path again. Its cost is at
-  // most 25% on one call in 8.
-  const int alt = d.plain ? d.choice.schedule : 0;
-  const double t_alt = d.plain ? best : d.t_predicted_plain;
-  const double t_chosen = d.plain ? d.t_predicted_plain : best;
-  if (!d.probe && comp > 0 && ++s.decided[collective][size] % 8 == 0 && s.runs[collective][size][alt] > 0 &&
-      t_alt < 1.25 * t_chosen) {
-    d.plain = !d.plain;
+  // Every 8th call decided here, the runner-up among the paths already run here (plain MPI
+  // or a schedule) runs instead when predicted within 1.25x: a factor learned from a few
+  // noisy calls can hold a wrong choice, and nothing else would run the other path again.
+  // Its cost is at most 25% on one call in 8.
+  auto run_path = [&](int path) {
+    d.plain = path == 0;
+    if (path) d.choice.schedule = path;
     d.probe = true;
+  };
+  const int chosen = d.plain ? 0 : d.choice.schedule;
+  if (!d.probe && comp > 0 && ++s.decided[collective][size] % 8 == 0) {
+    int alt = -1;
+    for (int path = 0; path < ModelState::kPaths; ++path)
+      if (path != chosen && ran[path] && model[path] > 0 && (alt < 0 || pred[path] < pred[alt])) alt = path;
+    if (alt >= 0 && pred[alt] < 1.25 * pred[chosen]) run_path(alt);
   }
-  // A schedule not run yet at this size, predicted within 2x of the path chosen: run it once
-  // (the one predicted fastest first). Its prediction carries the model's shared errors (a
-  // link figure measured 7x too low on an oversubscribed host makes every flat schedule look
-  // slow), and a schedule is learned only from its own runs: without this, a node-aware
-  // schedule that had absorbed such an error into its factor would hold the choice, and a
-  // flat ring 3x faster would never run. Each schedule once per size class, at under 2x.
-  const double t_now = d.plain ? d.t_predicted_plain : best;
-  if (!d.probe && comp > 0 && untried >= 0 && !(untried == d.choice.schedule && !d.plain) && untried_t < 2 * t_now) {
-    d.plain = false;
-    d.probe = true;
-    d.choice.schedule = untried;
-    best = untried_t;
-    best_model = untried_model;
-  }
+  // A schedule not run yet at this size, predicted within 3x of the path chosen: run it once
+  // (the one predicted fastest first). Its prediction carries the model's errors (a link
+  // figure measured 7x too low on an oversubscribed host makes every flat schedule look slow;
+  // there, too, a ring's six synchronised steps cost 3x recursive doubling's two, where the
+  // model has them within 2.3x), and a schedule is learned only from its own runs: without
+  // this, a schedule that had absorbed such an error into its factor would hold the choice,
+  // and one 3x faster would never run. Each schedule once per size class, at under 3x.
+  if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < 3 * pred[chosen]) run_path(untried);
   // Plain MPI's first two runs are learned at once too: the fast path waits for the second.
   if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
-  d.t_predicted = d.plain ? d.t_predicted_plain : best;
+  const int path = d.plain ? 0 : d.choice.schedule;
+  d.t_predicted = pred[path];
   s.last_collective = collective;
   s.last_size = size;
-  s.last_path = d.plain ? 0 : d.choice.schedule;
-  s.last_model = d.plain ? plain_model : best_model;
+  s.last_path = path;
+  s.last_model = model[path];
   return d;
 }
 

@@ -8,8 +8,9 @@
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the median of the last three runs; plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a
-//           schedule predicted within 2x of plain MPI is tried once, and every 8th call
-//           through the agreement runs a runner-up predicted within 1.25x.
+//           schedule predicted within 2x of plain MPI is tried once, so is every schedule
+//           predicted within 3x of the path chosen, and every 8th call through the
+//           agreement runs a runner-up predicted within 1.25x.
 // Every rank takes the same decision: the inputs that differ per rank travel in the
 // agreement allreduce every compressed call already makes (call.h), each rank keeps the
 // worst (MAX) of each, and the decision is a pure function of agreed values. Nothing
@@ -41,7 +42,7 @@ struct ModelState {
   double rho[ZCOLL_NUM_COLLECTIVES][2] = {};  // last agreed compressed/raw, per dtype
   // Measured / predicted, per collective, size class (a factor of 4 in bytes each, from
   // 64 KiB) and path: [0] plain MPI, [schedule] a zcoll schedule (zcoll_algorithm id).
-  static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_HIERARCHICAL + 1;
+  static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_PLAIN_HIERARCHICAL + 1;
   double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths];
   int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
   // The last kSeen measured/predicted ratios of each path, whose robust middle is `learned`.

@@ -16,6 +16,9 @@
 //              run once: on 4 ranks over a slow link, allreduce's ring and recursive
 //              doubling (1.5x against 2x the vector on the wire) both run within the first
 //              three calls; later calls still agree.
+// nodes        ranks in "nodes" of 2 (ZCOLL_NODE_KEY, even rank counts): AUTO also weighs
+//              the node-aware schedules, compressed or plain; over a slow and a fast
+//              network link, every decision agrees and every result keeps its guarantee.
 // mixedtypes   once the model has figures, calls that plain MPI surely wins skip the
 //              agreement: a rank passing a derived datatype of floats where another passes
 //              MPI_FLOAT must still take the same path (no hang, MPI's result).
@@ -210,6 +213,23 @@ void explores() {
   zcoll_comm_free(&zc);
 }
 
+void nodes() {
+  if (g_size % 2) return;
+  const std::vector<float> in = slice(kN, g_rank);
+  for (const char* gbps : {"0.1", "10000"}) {
+    Ctx c("nodes of 2 ranks, network link %s Gbit/s", gbps);
+    setenv("ZCOLL_NODE_KEY", std::to_string(g_rank / 2).c_str(), 1);
+    setenv("ZCOLL_LINK_GBPS", gbps, 1);  // between the nodes; inside them, measured
+    zcoll_comm zc = make_comm(gbps, false);
+    unsetenv("ZCOLL_NODE_KEY");
+    unsetenv("ZCOLL_LINK_GBPS");
+    if (!zc) return;
+    int compressed = 0;
+    for (int rep = 0; rep < 4; ++rep) round_of_collectives(zc, in, "real data", &compressed);
+    zcoll_comm_free(&zc);
+  }
+}
+
 void adversarial() {
   // The slow link on one rank only: the agreed figures are the worst, the same everywhere.
   for (int who = 0; who < g_size; who += std::max(1, g_size - 1)) {
@@ -271,7 +291,8 @@ void mixedtypes() {
 }
 
 const Section kSections[] = {
-    {"decides", decides}, {"adversarial", adversarial}, {"explores", explores}, {"mixedtypes", mixedtypes}};
+    {"decides", decides}, {"adversarial", adversarial}, {"explores", explores}, {"nodes", nodes},
+    {"mixedtypes", mixedtypes}};
 
 }  // namespace
 
