@@ -333,7 +333,11 @@ typedef enum zcoll_bound_target {
  *   (below 4 MiB, the collective's last agreed ratio once there is one); and the measured
  *   time of earlier calls, per collective, size (factors of 4) and path. Where compression
  *   is predicted to win by less than 2x and plain MPI has not been measured at that size,
- *   the first call runs plain MPI to measure it. Every rank takes the
+ *   the first call runs plain MPI to measure it; a schedule not yet run at that size and
+ *   predicted within 3x of the path chosen runs once; every 8th call runs the runner-up of
+ *   the paths measured if it is predicted within 1.25x. On nodes of several ranks the
+ *   node-aware schedules, compressed and plain (ZCOLL_ALGO_HIERARCHICAL and
+ *   ZCOLL_ALGO_PLAIN_HIERARCHICAL), are among the paths. Every rank takes the
  *   same decision: what differs between ranks travels in the call's agreement allreduce
  *   (see "Agreement per call"), each rank uses the worst value, and the decision is a
  *   function of agreed values only. Once the model has agreed codec figures and has
