@@ -521,7 +521,9 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * also builds node_size MPI indexed datatypes per call.
  * ZCOLL_ALGO_PLAIN_HIERARCHICAL is the same schedule with plain MPI on the rails too: an
  * uncompressed node-aware baseline (MPI libraries differ in how node-aware their own
- * collectives are). Nothing is agreed or compressed; bcast and allgather(v) are exact,
+ * collectives are). Nothing is compressed; the call still makes its agreement (types,
+ * counts, root and op, but no value range), so that ranks passing different but matching
+ * datatypes fall back to plain MPI together. Bcast and allgather(v) are exact,
  * allreduce is MPI's arithmetic in another order; stats.compressed is 0 and
  * stats.algorithm names it. Where the topology is not several nodes of equal size it is
  * plain MPI. AUTO weighs it with the compressed schedules where the topology has such

@@ -48,8 +48,7 @@ bool wants_compression(const zcoll_comm_s& c, int collective, size_t bytes) {
   const bool reduction = collective == ZCOLL_COLL_REDUCE_SCATTER || collective == ZCOLL_COLL_ALLREDUCE ||
                          collective == ZCOLL_COLL_REDUCE;
   if (reduction && c.size < 2) return false;
-  const int configured = configured_algorithm(c.cfg, collective);
-  return configured != ZCOLL_ALGO_MPI && configured != ZCOLL_ALGO_PLAIN_HIERARCHICAL && bytes >= c.cfg.min_bytes;
+  return configured_algorithm(c.cfg, collective) != ZCOLL_ALGO_MPI && bytes >= c.cfg.min_bytes;
 }
 
 namespace {
@@ -125,8 +124,13 @@ Decision decide_call(zcoll_comm_s& c, int collective, size_t bytes, zcoll_dtype 
   if (uses_model(c, collective)) return decide(c, collective, bytes, dt, homomorphic, a);
   Decision d;
   d.choice = select_algorithm(c.cfg, collective, c.size, bytes, homomorphic);
-  // Configured node-aware: where the topology has nodes to be aware of (else the table's).
+  // Configured node-aware: where the topology has nodes to be aware of (else the table's,
+  // or plain MPI for the uncompressed baseline).
   if (runs_hierarchical(c, collective)) d.choice.schedule = ZCOLL_ALGO_HIERARCHICAL;
+  if (configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
+    d.choice.schedule = ZCOLL_ALGO_PLAIN_HIERARCHICAL;
+    d.plain = !runs_plain_hierarchical(c, collective);
+  }
   return d;
 }
 

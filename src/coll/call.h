@@ -97,21 +97,13 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
     c.call_start = now();
     Decision d;
     bool modelled = false;
-    zcoll_dtype plain_dt = ZCOLL_FLOAT32;
-    if (runs_plain_hierarchical(c, collective) && float_type(type, &plain_dt) && op != kUnsupportedOp) {
-      // The uncompressed node-aware baseline: no bound and no choice to agree on.
-      Agreement a;
-      a.collective = collective;
-      describe(plain_dt, a);
-      d.choice.schedule = ZCOLL_ALGO_PLAIN_HIERARCHICAL;
-      const int erc = engine(plain_dt, 0.0, d.choice);
-      finish_stats(c, d, false);
-      return a.rc ? a.rc : erc;
-    }
     if (wants_compression(c, collective, bytes) && !(modelled = surely_plain(c, collective, bytes, &d))) {
       Agreement a;
       a.collective = collective;
-      a.want_range = c.cfg.codec.eb_mode == ZCOLL_EB_REL;
+      // PLAIN_HIERARCHICAL agrees only on what every rank passes (types, counts, root, op):
+      // it has no bound to resolve.
+      a.want_range = c.cfg.codec.eb_mode == ZCOLL_EB_REL &&
+                     configured_algorithm(c.cfg, collective) != ZCOLL_ALGO_PLAIN_HIERARCHICAL;
       a.root = root;
       a.op = op;
       zcoll_dtype dt = ZCOLL_FLOAT32;

@@ -22,9 +22,8 @@ inline bool node_aware(int schedule) {
   return schedule == ZCOLL_ALGO_HIERARCHICAL || schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL;
 }
 
-// The engines, after the agreement on c.comm (eb: the agreed bound), or with no agreement
-// for PLAIN_HIERARCHICAL (schedule: one of the two node-aware ones; the plain one runs
-// plain MPI on the rail, and eb is unused). Each ends with one MPI_Allreduce of the error
+// The engines, after the agreement on c.comm (eb: the agreed bound; schedule: one of the
+// two node-aware ones; PLAIN_HIERARCHICAL runs plain MPI on the rail, and eb is unused). Each ends with one MPI_Allreduce of the error
 // code over c.comm, so every rank returns the same outcome, and sets c.last from the rail
 // stage (algorithm: schedule).
 int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, const void* input, void* out,

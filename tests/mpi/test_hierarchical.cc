@@ -442,6 +442,46 @@ void run_debug_fail(const Layout& L) {
   EXPECT_RC(zcoll_comm_free(&zc), ZCOLL_SUCCESS);
 }
 
+// PLAIN_HIERARCHICAL with the last rank passing a derived datatype of floats (a matching
+// signature, as MPI allows): every rank must take plain MPI together (the agreement sees a
+// type zcoll does not handle), with plain MPI's exact results and no hang.
+void run_plain_mixed_types(const Layout& L) {
+  Ctx cl("layout %s, PLAIN_HIERARCHICAL, rank %d passes a derived type", L.name.c_str(), g_size - 1);
+  Cfg c;
+  c.plain = true;
+  zcoll_comm zc = make_comm(L, c);
+  if (!zc) return;
+  MPI_Datatype one_float;
+  MPI_Type_contiguous(1, MPI_FLOAT, &one_float);
+  MPI_Type_commit(&one_float);
+  const MPI_Datatype mine = g_rank == g_size - 1 ? one_float : MPI_FLOAT;
+  const size_t n = 3001;
+  const std::vector<float> want = gen<float>(0, g_salt, n);
+  std::vector<float> buf = g_rank == 0 ? want : std::vector<float>(n, -1.0f);
+  {
+    Watchdog w("bcast, mixed types");
+    EXPECT_RC(zcoll_bcast(buf.data(), static_cast<int>(n), mine, 0, zc), ZCOLL_SUCCESS);
+  }
+  zcoll_stats st{};
+  zcoll_last_stats(zc, &st);
+  EXPECT(st.algorithm == ZCOLL_ALGO_MPI && st.compressed == 0, "bcast ran algorithm %d (%s), compressed %d",
+         st.algorithm, zcoll_algorithm_name(st.algorithm), st.compressed);
+  EXPECT(std::memcmp(buf.data(), want.data(), n * sizeof(float)) == 0, "bcast: not the root's values");
+  std::vector<float> all(n * static_cast<size_t>(g_size)), ref(all.size());
+  const std::vector<float> block = gen<float>(g_rank, g_salt, n);
+  {
+    Watchdog w("allgather, mixed types");
+    EXPECT_RC(zcoll_allgather(block.data(), static_cast<int>(n), mine, all.data(), static_cast<int>(n), mine, zc),
+              ZCOLL_SUCCESS);
+  }
+  MPI_Allgather(block.data(), static_cast<int>(n), MPI_FLOAT, ref.data(), static_cast<int>(n), MPI_FLOAT,
+                MPI_COMM_WORLD);
+  EXPECT(std::memcmp(all.data(), ref.data(), all.size() * sizeof(float)) == 0, "allgather: not MPI's result");
+  ++g_salt;
+  MPI_Type_free(&one_float);
+  EXPECT_RC(zcoll_comm_free(&zc), ZCOLL_SUCCESS);
+}
+
 // Node sizes k that give whole nodes here (and 2 where nothing does: irregular nodes).
 std::vector<int> node_sizes() {
   std::vector<int> ks;
@@ -454,6 +494,7 @@ std::vector<int> node_sizes() {
 void section_block() {
   for (int k : node_sizes()) run_layout(make_layout("rank/" + std::to_string(k), block_key, k), k == node_sizes()[0]);
   run_debug_fail(make_layout("rank/2", block_key, 2));
+  run_plain_mixed_types(make_layout("rank/2", block_key, 2));
 }
 
 void section_interleaved() {
