@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
     CHECK(zcoll_algorithm_from_name(NULL, &a) == ZCOLL_ERR_ARG);
     for (k = ZCOLL_ALGO_AUTO; k <= ZCOLL_ALGO_HIERARCHICAL; ++k)
       CHECK(zcoll_algorithm_name(k) != NULL && zcoll_algorithm_from_name(zcoll_algorithm_name(k), &a) == 0 && a == k);
-    CHECK(zcoll_algorithm_name(-1) == NULL && zcoll_algorithm_name(ZCOLL_ALGO_HIERARCHICAL + 1) == NULL);
+    CHECK(zcoll_algorithm_name(-1) == NULL && zcoll_algorithm_name(ZCOLL_ALGO_PLAIN_HIERARCHICAL + 1) == NULL);
     CHECK(strcmp(zcoll_collective_name(ZCOLL_COLL_REDUCE_SCATTER), "reduce_scatter") == 0);
     CHECK(zcoll_collective_name(ZCOLL_NUM_COLLECTIVES) == NULL);
     CHECK(zcoll_error_detail() != NULL);

@@ -698,7 +698,7 @@ void section_errors() {
       zcoll_config_init(&b);
       b.codec.eb = 1e-3;
       (bad < 2 ? b.reduction : bad == 2 ? b.bound_target : b.algorithm) =
-          bad == 0 ? 99 : bad == 1 ? -1 : bad == 2 ? 7 : ZCOLL_ALGO_HIERARCHICAL + 1;
+          bad == 0 ? 99 : bad == 1 ? -1 : bad == 2 ? 7 : ZCOLL_ALGO_PLAIN_HIERARCHICAL + 1;
       Ctx cb("case %d", bad);
       EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &b, &zc), ZCOLL_ERR_ARG);
     }
