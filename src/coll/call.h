@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "coll/cost_model.h"
-#include "coll/hierarchical.h"
 #include "coll/select.h"
 #include "common/comm.h"
 #include "common/mpi_util.h"

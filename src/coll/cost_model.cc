@@ -12,6 +12,7 @@
 #include "codec/container.h"
 #include "codec/stream.h"
 #include "coll/call.h"
+#include "coll/hierarchical.h"
 #include "coll/transport.h"
 #include "common/comm.h"
 
