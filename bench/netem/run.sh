@@ -194,12 +194,22 @@ exec ip netns exec "zc-ns\$i" $UTS_PRE/bin/sh -c "$HOST_PRE\$*"
 EOF
 chmod +x "$TMP/launch"
 # Each rank learns its namespace itself (the MPIs pass mpiexec's environment to every rank).
+# With several ranks per namespace, each is pinned to core (local rank mod cores): left to
+# the scheduler, the two ranks of one "node" can share a core while the other node's ranks
+# busy-poll on the other, and every shared-memory hand-off between them then waits for a
+# time slice (a 16 MiB node-aware bcast took 5.3 s instead of 0.19 s in some launches).
 cat >"$TMP/node-key" <<'EOF'
 #!/bin/sh
 ns=$(ip netns identify $$ 2>/dev/null)
 [ -z "$ns" ] || export ZCOLL_NODE_KEY="$ns"
+ppn=@PPN@
+local_rank=${MPI_LOCALRANKID:-${OMPI_COMM_WORLD_LOCAL_RANK:-}}
+if [ "$ppn" -gt 1 ] && [ -n "$local_rank" ] && command -v taskset >/dev/null; then
+  exec taskset -c $((local_rank % $(nproc))) "$@"
+fi
 exec "$@"
 EOF
+sed -i "s/@PPN@/$PPN/" "$TMP/node-key"
 chmod +x "$TMP/node-key"
 : >"$TMP/hosts"
 for ((i = 0; i < RANKS; i++)); do
