@@ -578,7 +578,14 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // measure plain MPI once first. The model's error is of that order before it has learned
   // anything, and a wrong first guess for compression would never be corrected (plain MPI's
   // factor is learned only from plain calls).
-  if (!d.plain && !ran[0] && best > 0.5 * d.t_predicted_plain) d.plain = d.probe = true;
+  // The unscaled models count too: a schedule's learned factor can make it look 10x faster
+  // than modelled where the model's common inputs (a link figure) were off, and plain MPI,
+  // sharing that error, would then never be measured.
+  double model_best = 1e300;
+  for (int alg = 1; alg < ModelState::kPaths; ++alg)
+    if (model[alg] > 0) model_best = std::min(model_best, model[alg]);
+  if (!d.plain && !ran[0] && (best > 0.5 * d.t_predicted_plain || model_best > 0.5 * plain_model))
+    d.plain = d.probe = true;
   // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
   // predicted within 2x of plain MPI: run it once. Otherwise a model that overrates the
   // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly) would
@@ -592,6 +599,9 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
       d.probe = true;
     }
   }
+  // Plain MPI's first two runs are learned at once (the fast path waits for the second),
+  // and no other probe takes their place.
+  if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
   // Every 8th call decided here, the runner-up among the paths already run here (plain MPI
   // or a schedule) runs instead when predicted within 1.25x: a factor learned from a few
   // noisy calls can hold a wrong choice, and nothing else would run the other path again.
@@ -608,6 +618,21 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
       if (path != chosen && ran[path] && model[path] > 0 && (alt < 0 || pred[path] < pred[alt])) alt = path;
     if (alt >= 0 && pred[alt] < 1.25 * pred[chosen]) run_path(alt);
   }
+  // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
+  // schedule within 1.25x) runs once more, plain MPI first. Its one run may have been cold:
+  // the communicator's first call (connections, first-touch pages) or the schedule's first
+  // (its buffers), and a factor learned from it alone can be 2x too high, with nothing to
+  // run the path again before the next re-check (on shared memory, a 1 MiB allgather ran
+  // Bruck five times at 2.2x plain MPI's time). The second run is learned at once, and the
+  // factor becomes the faster of the two.
+  if (!d.probe && comp > 0) {
+    int again = -1;
+    for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
+      if (path != chosen && model[path] > 0 && s.runs[collective][size][path] == 1 &&
+          pred[path] < (path ? 1.25 : 2.0) * pred[chosen] && (again < 0 || pred[path] < pred[again]))
+        again = path;
+    if (again >= 0) run_path(again);
+  }
   // A schedule not run yet at this size, predicted within 3x of the path chosen: run it once
   // (the one predicted fastest first). Its prediction carries the model's errors (a link
   // figure measured 7x too low on an oversubscribed host makes every flat schedule look slow;
@@ -616,8 +641,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // this, a schedule that had absorbed such an error into its factor would hold the choice,
   // and one 3x faster would never run. Each schedule once per size class, at under 3x.
   if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < 3 * pred[chosen]) run_path(untried);
-  // Plain MPI's first two runs are learned at once too: the fast path waits for the second.
-  if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
+  if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;  // (a re-check's plain run)
   const int path = d.plain ? 0 : d.choice.schedule;
   d.t_predicted = pred[path];
   s.last_collective = collective;
