@@ -27,6 +27,12 @@ ModelState::ModelState() {
 namespace {
 
 constexpr int kProbeTag = 7303;  // the transport uses 7301, local copies 7302
+// A path never run at a size is tried once where it is predicted within this factor of the
+// path chosen: the model's errors before it has learned are of this order (a link figure
+// measured 7x too low on an oversubscribed host; a 1 MiB sample's codec speed 2-3x too low),
+// and a path's factor is learned only from its own runs. One rule for every path, and the
+// same margin keeps the fast path (surely_plain) from skipping such a path for good.
+constexpr double kExplore = 3.0;
 
 // ------------------------------------------------------------------ links
 
@@ -416,11 +422,14 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   if (s.runs[collective][size][0] < 2) return false;
   const double* f = s.learned[collective][size];
   const double plain = plain_time(collective, m, bytes) * f[0];
-  // A compressed call also pays the agreement, range pass and sample that this one skips.
+  // A compressed call also pays the agreement, range pass and sample that this one skips. A
+  // schedule never run here counts as up to kExplore faster than modelled (as in decide()).
   const double agreement = s.overhead_runs[collective][size] >= 2 ? s.overhead[collective][size] : 0.0;
   double best = 1e300;
   for (int a : candidates(c, collective, true))
-    best = std::min(best, schedule_time(c, collective, a, true, m, bytes) * std::min(f[a], 1.0) + agreement);
+    best = std::min(best, schedule_time(c, collective, a, true, m, bytes) *
+                              (s.runs[collective][size][a] > 0 ? std::min(f[a], 1.0) : 1 / kExplore) +
+                              agreement);
   if (!(plain < best)) {
     // Not certain, but likely: with the worst agreed ratio of this collective and what was
     // learned, plain MPI wins. Every 16th such call still goes to the agreement, to see the
@@ -430,13 +439,13 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
     if (!(rho > 0)) return false;
     const Inputs mr = inputs(c, rho, comp, decomp);
     // A schedule not run yet at this size takes the worst factor of its group, as in
-    // decide(); before any has run, it counts as up to 2x faster than modelled (decide()
+    // decide(); before any has run, it counts as up to kExplore faster than modelled (decide()
     // tries the best one once within that margin), so that this shortcut cannot keep
     // compression untried.
     double likely = 1e300;
     for (int a : candidates(c, collective, true))
       likely = std::min(likely, schedule_time(c, collective, a, true, mr, bytes) *
-                                    (s.runs[collective][size][a] > 0 ? f[a] : untried_factor(s, collective, size, a, 0.5)) +
+                                    (s.runs[collective][size][a] > 0 ? f[a] : untried_factor(s, collective, size, a, 1 / kExplore)) +
                                     agreement);
     if (!(plain < likely) || ++s.likely_plain[collective][size] % 16 == 0) return false;
   }
@@ -587,11 +596,11 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   if (!d.plain && !ran[0] && (best > 0.5 * d.t_predicted_plain || model_best > 0.5 * plain_model))
     d.plain = d.probe = true;
   // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
-  // predicted within 2x of plain MPI: run it once. Otherwise a model that overrates the
-  // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly) would
-  // never be corrected, as a schedule's factor is learned only from its own runs. One call per
-  // collective and size class, at a predicted cost under 2x plain MPI's.
-  if (d.plain && comp > 0 && ran[0] && best < 2 * d.t_predicted_plain) {
+  // predicted within kExplore of plain MPI: run it once. Otherwise a model that overrates the
+  // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly, a cold
+  // sample) would never be corrected, as a schedule's factor is learned only from its own
+  // runs. One call per collective and size class.
+  if (d.plain && comp > 0 && ran[0] && best < kExplore * d.t_predicted_plain) {
     bool tried = false;
     for (int alg = 1; alg < ModelState::kPaths; ++alg) tried = tried || ran[alg];
     if (!tried) {
@@ -640,7 +649,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // model has them within 2.3x), and a schedule is learned only from its own runs: without
   // this, a schedule that had absorbed such an error into its factor would hold the choice,
   // and one 3x faster would never run. Each schedule once per size class, at under 3x.
-  if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < 3 * pred[chosen]) run_path(untried);
+  if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < kExplore * pred[chosen]) run_path(untried);
   if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;  // (a re-check's plain run)
   const int path = d.plain ? 0 : d.choice.schedule;
   d.t_predicted = pred[path];

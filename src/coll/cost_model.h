@@ -9,7 +9,7 @@
 //           (plain MPI or one schedule), the median of the last three runs; plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a
 //           path run once and predicted close to the chosen one runs a second time, a
-//           schedule predicted within 2x of plain MPI is tried once, so is every schedule
+//           schedule predicted within 3x of plain MPI is tried once, so is every schedule
 //           predicted within 3x of the path chosen, and every 8th call through the
 //           agreement runs a runner-up predicted within 1.25x.
 // Every rank takes the same decision: the inputs that differ per rank travel in the
