@@ -40,7 +40,19 @@ struct Sim {
     c.model->intra = c.model->inter = {2e-6, 8.0 / (gbps * 1e9)};
     c.model->reduce_cost = 1.0 / 4e9;
   }
-  ~Sim() { c.comm = MPI_COMM_NULL; }
+  // Nodes of `k` ranks (a regular layout): the node-aware schedules become candidates, with
+  // a faster link inside the nodes. The rail communicator is only a flag to the model here.
+  void nodes_of(int k, double node_gbps) {
+    c.topo.nodes = c.size / k;
+    c.topo.node_size = k;
+    for (int r = 0; r < c.size; ++r) c.topo.node_of[r] = r / k;
+    c.topo.rail_comm = MPI_COMM_SELF;
+    c.model->intra = {0.5e-6, 8.0 / (node_gbps * 1e9)};
+  }
+  ~Sim() {
+    c.comm = MPI_COMM_NULL;
+    c.topo.rail_comm = MPI_COMM_NULL;
+  }
 
   // One call as call.cc makes it: the fast path, else the agreement's figures and decide(),
   // then the path's time learned (a probe at once, the others through the next agreement).
@@ -126,6 +138,23 @@ TEST(CostModel, TriesCompressionTheModelOverrates) {
   s.warm = {{0, 0.8e-3}, {ZCOLL_ALGO_RING, 0.33e-3}, {ZCOLL_ALGO_BRUCK, 0.34e-3}};
   for (int i = 0; i < 12; ++i) s.call(ZCOLL_COLL_ALLGATHER, kMiB);
   EXPECT_EQ(s.runs_of(0, 4), 0) << "calls 5-12 must all be compressed: " << s.trace();
+}
+
+// 2 nodes x 2 ranks, the network link measured 4x too slow (0.25 instead of 1 Gbit/s):
+// every model that crosses it is 2-4x too slow. The node-aware bcast runs first and learns
+// that factor; the flat schedules, untried, must inherit it rather than count at their bare
+// models, so that binomial (2.2x faster) is tried and from the 6th call on holds the choice
+// (but for one re-check of scatter-allgather, within 1.25x).
+TEST(CostModel, UntriedFlatScheduleInheritsTheNodeAwareError) {
+  Sim s(4, 0.25);
+  s.nodes_of(2, 40.0);
+  s.warm = {{0, 0.56},
+            {ZCOLL_ALGO_BINOMIAL, 0.08},
+            {ZCOLL_ALGO_SCATTER_ALLGATHER, 0.095},
+            {ZCOLL_ALGO_HIERARCHICAL, 0.176},
+            {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 0.30}};
+  for (int i = 0; i < 12; ++i) s.call(ZCOLL_COLL_BCAST, 64 * kMiB);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_BINOMIAL, 5), 6) << "calls 6-12 must run binomial: " << s.trace();
 }
 
 // The decision is a pure function of agreed state: two simulated "ranks" fed the same
