@@ -448,11 +448,16 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
     // decide(); before any has run, it counts as up to kExplore faster than modelled (decide()
     // tries the best one once within that margin), so that this shortcut cannot keep
     // compression untried.
+    // A schedule run only once counts at most at its bare model: its one run may have been
+    // an outlier, which decide() runs again (see there).
     double likely = 1e300;
-    for (int a : candidates(c, collective, true))
-      likely = std::min(likely, schedule_time(c, collective, a, true, mr, bytes) *
-                                    (s.runs[collective][size][a] > 0 ? f[a] : untried_factor(s, collective, size, a, 1 / kExplore)) +
-                                    agreement);
+    for (int a : candidates(c, collective, true)) {
+      const int runs = s.runs[collective][size][a];
+      const double factor = runs > 1    ? f[a]
+                            : runs == 1 ? std::min(f[a], 1.0)
+                                        : untried_factor(s, collective, size, a, 1 / kExplore);
+      likely = std::min(likely, schedule_time(c, collective, a, true, mr, bytes) * factor + agreement);
+    }
     if (!(plain < likely) || ++s.likely_plain[collective][size] % 16 == 0) return false;
   }
   d->plain = d->fast = true;
@@ -634,17 +639,20 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     if (alt >= 0 && pred[alt] < 1.25 * pred[chosen]) run_path(alt);
   }
   // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
-  // schedule within 1.25x) runs once more, plain MPI first. Its one run may have been cold:
-  // the communicator's first call (connections, first-touch pages) or the schedule's first
-  // (its buffers), and a factor learned from it alone can be 2x too high, with nothing to
-  // run the path again before the next re-check (on shared memory, a 1 MiB allgather ran
-  // Bruck five times at 2.2x plain MPI's time). The second run is learned at once, and the
-  // factor becomes the faster of the two.
+  // schedule within 1.25x, or a schedule whose bare model beats the chosen path) runs once
+  // more, plain MPI first. Its one run may have been cold: the communicator's first call
+  // (first-touch pages, a TCP connection idle since set-up) or the schedule's first (its
+  // buffers), and a factor learned from it alone can be 2x too high, or 19x (a 1 MiB bcast's
+  // first call at 1 Gbit/s: 14.7 ms against 0.78 ms after), with nothing to run the path
+  // again before the next re-check (on shared memory, a 1 MiB allgather ran Bruck five times
+  // at 2.2x plain MPI's time; at 1 Gbit/s that bcast then ran plain MPI nine times, 11x).
+  // The second run is learned at once, and the factor becomes the faster of the two.
   if (!d.probe && comp > 0) {
     int again = -1;
     for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
       if (path != chosen && model[path] > 0 && s.runs[collective][size][path] == 1 &&
-          pred[path] < (path ? 1.25 : 2.0) * pred[chosen] && (again < 0 || pred[path] < pred[again]))
+          (pred[path] < (path ? 1.25 : 2.0) * pred[chosen] || (path && model[path] < pred[chosen])) &&
+          (again < 0 || pred[path] < pred[again]))
         again = path;
     if (again >= 0) run_path(again);
   }

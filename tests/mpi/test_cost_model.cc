@@ -117,6 +117,17 @@ TEST(CostModel, SettlesOnTheFastestSchedule) {
   EXPECT_EQ(s.runs_of(ZCOLL_ALGO_RING, 3), 9) << "calls 4-12 must all run the ring: " << s.trace();
 }
 
+// A schedule's one run an outlier (the communicator's first call, 19x its later runs, as a
+// 1 MiB bcast at 1 Gbit/s measured): it must run again rather than leave plain MPI, 11x
+// slower, to every later call; from the 4th call on, no call runs plain MPI.
+TEST(CostModel, OutlierFirstRunIsRunAgain) {
+  Sim s(2, 1.0);
+  s.cold = 19;
+  s.warm = {{0, 8.7e-3}, {ZCOLL_ALGO_BINOMIAL, 0.78e-3}, {ZCOLL_ALGO_SCATTER_ALLGATHER, 0.8e-3}};
+  for (int i = 0; i < 12; ++i) s.call(ZCOLL_COLL_BCAST, kMiB);
+  EXPECT_EQ(s.runs_of(0, 3), 0) << "calls 4-12 must all be compressed: " << s.trace();
+}
+
 // The model's common inputs off (a link figure measured 5x too slow: plain MPI modelled at
 // 40 ms, the ring at 45 ms, both run 5x faster) and plain MPI truly the faster: it must be
 // measured, though the ring's learned factor alone would make the ring look 2.7x faster than
