@@ -335,8 +335,9 @@ typedef enum zcoll_bound_target {
  *   is predicted (or modelled, before any factor is learned) to win by less than 2x and
  *   plain MPI has not been measured at that size, the first call runs plain MPI to measure
  *   it; a path run only once and predicted close to the one chosen (plain MPI within 2x, a
- *   schedule within 1.25x) runs a second time, as its first run may have been cold; a
- *   schedule not yet run at that size and predicted within 3x of the path chosen runs once;
+ *   schedule within 1.25x or by its bare model faster) runs a second time, as its first run
+ *   may have been cold; a schedule not yet run at that size and predicted within 3x of the
+ *   path chosen (by its own model and the errors the model showed on other paths) runs once;
  *   every 8th call runs the runner-up of the paths measured if it is predicted within 1.25x. On nodes of several ranks the
  *   node-aware schedules, compressed and plain (ZCOLL_ALGO_HIERARCHICAL and
  *   ZCOLL_ALGO_PLAIN_HIERARCHICAL), are among the paths. Every rank takes the
