@@ -580,11 +580,12 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // Each path's prediction (model, and model x factor); path 0 is plain MPI.
   double model[ModelState::kPaths] = {plain_model}, pred[ModelState::kPaths] = {d.t_predicted_plain};
   bool ran[ModelState::kPaths] = {s.runs[collective][size][0] > 0};
-  double best = 1e300;
+  double best = 1e300, model_best = 1e300;
   // The untried schedule predicted fastest (see below).
   int untried = -1;
   for (int alg : candidates(c, collective, homomorphic)) {
     model[alg] = schedule_time(c, collective, alg, homomorphic, m, bytes);
+    model_best = std::min(model_best, model[alg]);
     ran[alg] = s.runs[collective][size][alg] > 0;
     pred[alg] = model[alg] * (ran[alg] ? f[alg] : untried_factor(s, collective, size, alg, 1.0));
     if (pred[alg] < best) {
@@ -601,9 +602,6 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // The unscaled models count too: a schedule's learned factor can make it look 10x faster
   // than modelled where the model's common inputs (a link figure) were off, and plain MPI,
   // sharing that error, would then never be measured.
-  double model_best = 1e300;
-  for (int alg = 1; alg < ModelState::kPaths; ++alg)
-    if (model[alg] > 0) model_best = std::min(model_best, model[alg]);
   if (!d.plain && !ran[0] && (best > 0.5 * d.t_predicted_plain || model_best > 0.5 * plain_model))
     d.plain = d.probe = true;
   // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
@@ -664,7 +662,6 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // this, a schedule that had absorbed such an error into its factor would hold the choice,
   // and one 3x faster would never run. Each schedule once per size class, at under 3x.
   if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < kExplore * pred[chosen]) run_path(untried);
-  if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;  // (a re-check's plain run)
   const int path = d.plain ? 0 : d.choice.schedule;
   d.t_predicted = pred[path];
   s.last_collective = collective;
