@@ -619,7 +619,7 @@ typedef struct zcoll_stats {
   double t_predicted_plain; /* its prediction for plain MPI (0: no model) */
   double ratio_predicted;   /* predicted raw/compressed from the sample (0: not predicted) */
   double t_model;           /* seconds this rank spent on the model's sample (about 1.5% of the
-                               values compressed and decompressed on one thread) */
+                               values compressed, one slice of them decompressed, one thread) */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
 

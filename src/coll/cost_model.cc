@@ -465,7 +465,7 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   return true;
 }
 
-void sample(const zcoll_comm_s& c, int dtype, Agreement& a) {
+void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   const size_t n = a.data_count, es = codec::element_size(dtype);
   if (!a.data || n == 0 || !es) return;
   zcoll_codec_params p = c.cfg.codec;
@@ -479,32 +479,43 @@ void sample(const zcoll_comm_s& c, int dtype, Agreement& a) {
     p.eb = codec::rel_to_abs(c.cfg.codec.eb, a.lo, a.hi);
   }
   const size_t chunk = p.chunk_len ? p.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
-  // About 1.5% of the values: up to 8 slices of a chunk, or shorter slices of small
-  // inputs. Below 4 MiB a sample costs more than that in fixed overheads, so where this
-  // collective already has an agreed ratio, this rank gives none (the others' or that
-  // one is used: decide()).
+  // About 0.4% of the values (1/256), in up to 8 slices spread over them, each of 4096
+  // values or more, at most a chunk. Some collectives compress only (p - 1)/p of a rank's
+  // values (a reduce_scatter, an alltoall; the ring allreduce at p = 2 half of them), so
+  // that is what keeps the sample within 3% of the call's compression time. Below 4 MiB
+  // a sample costs more than that in fixed overheads, so where this collective already
+  // has an agreed ratio, this rank gives none (the others' or that one is used: decide()).
   const ModelState& s = *c.model;
   if (n * es < (size_t{4} << 20) && s.rho[a.collective][dtype == ZCOLL_FLOAT64] > 0) return;
-  size_t len = std::min(chunk, std::max<size_t>(1024, n / 64));
+  const size_t target = std::max<size_t>(1024, n / 256);
+  const size_t slices = std::clamp<size_t>(target / 4096, 1, 8);
+  size_t len = std::min(chunk, target / slices);
   len -= len % codec::kChunkLenStep;
   len = std::min(len, n);
-  const size_t slices = std::clamp<size_t>(n / (64 * len), 1, 8);
   p.chunk_len = std::max(len, codec::kChunkLenStep);
-  std::vector<uint8_t> out(zcoll_codec_bound(len, static_cast<zcoll_dtype>(dtype)));
-  std::vector<uint8_t> back(len * es);
+  // The call's arena (about to hold its compressed bytes anyway) is the scratch: a fresh
+  // buffer would cost its page faults at every call, a sizeable part of the 3% the sample
+  // may take.
+  const size_t bound = (zcoll_codec_bound(len, static_cast<zcoll_dtype>(dtype)) + 63) / 64 * 64;  // back aligned
+  uint8_t* out = c.reserve_arena(bound + len * es);
+  uint8_t* back = out + bound;
   double t_comp = 0, t_decomp = 0, raw = 0, packed = 0;
   for (size_t i = 0; i < slices; ++i) {
     const size_t begin = (n - len) * (2 * i + 1) / (2 * slices);
     const void* in = static_cast<const uint8_t*>(a.data) + begin * es;
     size_t size = 0;
     const double t0 = now();
-    if (codec::compress(&p, dtype, in, len, out.data(), out.size(), &size, nullptr)) return;
-    const double t1 = now();
-    if (codec::decompress(out.data(), size, dtype, back.data(), len, 1)) return;
-    t_comp += t1 - t0;
-    t_decomp += now() - t1;
+    if (codec::compress(&p, dtype, in, len, out, bound, &size, nullptr)) return;
+    t_comp += now() - t0;
     raw += static_cast<double>(len * es);
     packed += static_cast<double>(size - codec::kHeaderBytes);
+    // Decompression's speed follows the ratio closely: one slice tells it, for a fraction
+    // of what decompressing every slice would cost.
+    if (i == 0) {
+      const double t1 = now();
+      if (codec::decompress(out, size, dtype, back, len, 1)) return;
+      t_decomp = now() - t1;
+    }
   }
   double overhead[2];
   {
@@ -515,10 +526,10 @@ void sample(const zcoll_comm_s& c, int dtype, Agreement& a) {
   }
   // The collective compresses pieces of several chunks: the fixed cost matters little there.
   t_comp = std::max(t_comp - static_cast<double>(slices) * overhead[0], 0.3 * t_comp);
-  t_decomp = std::max(t_decomp - static_cast<double>(slices) * overhead[1], 0.3 * t_decomp);
+  t_decomp = std::max(t_decomp - overhead[1], 0.3 * t_decomp);
   a.rho = std::min(1.0, packed / raw);
   a.compress_cost = t_comp / raw;
-  a.decompress_cost = t_decomp / raw;
+  a.decompress_cost = t_decomp / static_cast<double>(len * es);
 }
 
 namespace {

@@ -4,7 +4,8 @@
 //           process by a ping-pong (or given: ZCOLL_LINK_GBPS, ZCOLL_LINK_LATENCY_US,
 //           ZCOLL_NODE_LINK_GBPS, ZCOLL_NODE_LINK_LATENCY_US, zcoll_config.link_*);
 //   codec   compression ratio and per-thread compression and decompression speed of this
-//           call's data, from a sample of about 1.5% of each rank's values;
+//           call's data, from a sample of about 1.5% of each rank's values (one slice
+//           of it decompressed);
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the median of the last three runs; plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a
@@ -89,8 +90,9 @@ bool uses_model(const zcoll_comm_s& c, int collective);
 // agreement and the sample. It depends on the byte count and agreed state only, not on
 // the datatype, so it is the same on every rank for arguments MPI requires to match.
 bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d);
-// Before the agreement: samples this rank's values (Agreement::data) into its estimates.
-void sample(const zcoll_comm_s& c, int dtype, Agreement& a);
+// Before the agreement: samples this rank's values (Agreement::data) into its estimates,
+// in the communicator's arena.
+void sample(zcoll_comm_s& c, int dtype, Agreement& a);
 // After the agreement: the decision, from agreed values; updates what the model learned.
 Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a);
 // After the call: this rank's measured time, carried in the next agreement.
