@@ -329,7 +329,7 @@ typedef enum zcoll_bound_target {
  *   zcoll_config.link_gbps / link_latency_us or the environment's ZCOLL_LINK_GBPS,
  *   ZCOLL_LINK_LATENCY_US for the network and ZCOLL_NODE_LINK_GBPS,
  *   ZCOLL_NODE_LINK_LATENCY_US inside a node); the compression ratio and per-thread
- *   codec speed of the call's own data, from a sample of about 1.5% of each rank's values
+ *   codec speed of the call's own data, from a sample of about 0.4% of each rank's values
  *   (below 4 MiB, the collective's last agreed ratio once there is one); and the measured
  *   time of earlier calls, per collective, size (factors of 4) and path. Where compression
  *   is predicted (or modelled, before any factor is learned) to win by less than 2x and
@@ -618,7 +618,7 @@ typedef struct zcoll_stats {
                            a fixed algorithm, ZCOLL_DECIDE_COMPRESS, or below min_bytes) */
   double t_predicted_plain; /* its prediction for plain MPI (0: no model) */
   double ratio_predicted;   /* predicted raw/compressed from the sample (0: not predicted) */
-  double t_model;           /* seconds this rank spent on the model's sample (about 1.5% of the
+  double t_model;           /* seconds this rank spent on the model's sample (about 0.4% of the
                                values compressed, one slice of them decompressed, one thread) */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);

@@ -4,7 +4,7 @@
 //           process by a ping-pong (or given: ZCOLL_LINK_GBPS, ZCOLL_LINK_LATENCY_US,
 //           ZCOLL_NODE_LINK_GBPS, ZCOLL_NODE_LINK_LATENCY_US, zcoll_config.link_*);
 //   codec   compression ratio and per-thread compression and decompression speed of this
-//           call's data, from a sample of about 1.5% of each rank's values (one slice
+//           call's data, from a sample of about 0.4% of each rank's values (one slice
 //           of it decompressed);
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the median of the last three runs; plain MPI
