@@ -479,16 +479,19 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
     p.eb = codec::rel_to_abs(c.cfg.codec.eb, a.lo, a.hi);
   }
   const size_t chunk = p.chunk_len ? p.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
-  // About 0.4% of the values (1/256), in up to 8 slices spread over them, each of 4096
-  // values or more, at most a chunk. Some collectives compress only (p - 1)/p of a rank's
-  // values (a reduce_scatter, an alltoall; the ring allreduce at p = 2 half of them), so
-  // that is what keeps the sample within 3% of the call's compression time. Below 4 MiB
-  // a sample costs more than that in fixed overheads, so where this collective already
-  // has an agreed ratio, this rank gives none (the others' or that one is used: decide()).
+  // From 4 MiB, where every call samples: about 0.4% of the values (1/256), in up to 8
+  // slices spread over them, each of 4096 values or more, at most a chunk. Some
+  // collectives compress only (p - 1)/p of a rank's values (a reduce_scatter, an alltoall;
+  // the ring allreduce at p = 2 half of them), so that is what keeps the sample within 3%
+  // of the call's compression time. Below 4 MiB only a collective's first call samples
+  // (after it, this rank gives none: the others' ratio or the last agreed one is used,
+  // decide()), so it takes more, about 1.5%: a slice of a few thousand values, whose fixed
+  // costs weigh on its speed, would make compression look slower than it is.
   const ModelState& s = *c.model;
-  if (n * es < (size_t{4} << 20) && s.rho[a.collective][dtype == ZCOLL_FLOAT64] > 0) return;
-  const size_t target = std::max<size_t>(1024, n / 256);
-  const size_t slices = std::clamp<size_t>(target / 4096, 1, 8);
+  const bool large = n * es >= (size_t{4} << 20);
+  if (!large && s.rho[a.collective][dtype == ZCOLL_FLOAT64] > 0) return;
+  const size_t target = large ? std::max<size_t>(4096, n / 256) : std::max<size_t>(1024, n / 64);
+  const size_t slices = std::clamp<size_t>(target / std::min<size_t>(chunk, 4096), 1, 8);
   size_t len = std::min(chunk, target / slices);
   len -= len % codec::kChunkLenStep;
   len = std::min(len, n);
