@@ -635,9 +635,11 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // and no other probe takes their place.
   if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
   // Every 8th call decided here, the runner-up among the paths already run here (plain MPI
-  // or a schedule) runs instead when predicted within 1.25x: a factor learned from a few
-  // noisy calls can hold a wrong choice, and nothing else would run the other path again.
-  // Its cost is at most 25% on one call in 8.
+  // or a schedule) runs instead when predicted within 1.25x, and every 16th within 1.5x: a
+  // factor learned from a few noisy calls can hold a wrong choice, and nothing else would
+  // run the other path again (at 1 Gbit/s a ring allreduce ran at 1.7x its usual time for a
+  // dozen calls, and recursive doubling, 1.3x the usual ring, then held every later call).
+  // Each costs at most about 3% (25% on one call in 8, 50% on one in 16).
   auto run_path = [&](int path) {
     d.plain = path == 0;
     if (path) d.choice.schedule = path;
@@ -648,7 +650,8 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     int alt = -1;
     for (int path = 0; path < ModelState::kPaths; ++path)
       if (path != chosen && ran[path] && model[path] > 0 && (alt < 0 || pred[path] < pred[alt])) alt = path;
-    if (alt >= 0 && pred[alt] < 1.25 * pred[chosen]) run_path(alt);
+    const double margin = s.decided[collective][size] % 16 == 0 ? 1.5 : 1.25;
+    if (alt >= 0 && pred[alt] < margin * pred[chosen]) run_path(alt);
   }
   // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
   // schedule within 1.25x, or a schedule whose bare model beats the chosen path) runs once
