@@ -17,9 +17,10 @@ PY=${PYTHON:-$ROOT/.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 OPS=${ZCOLL_STUDY_OPS:-allreduce,bcast,allgather,reduce_scatter,alltoall}
 # No untimed calls by default: AUTO's first calls on a communicator (what it spends
-# learning) are among the timed ones. The median is the steady state; the table's
-# "all calls" column sums every call, learning included.
-ITERS=${ZCOLL_STUDY_ITERS:-10}
+# learning) are among the timed ones. With 30 calls the median is the steady state; the
+# table's "all calls" column sums every call, learning included, and "second half" compares
+# the second halves. (docs/results.md: 10 calls left the 1.05x count at the host's noise.)
+ITERS=${ZCOLL_STUDY_ITERS:-30}
 WARMUP=${ZCOLL_STUDY_WARMUP:-0}
 # A launch's time limit: MPICH's MPI_Finalize can hang across namespaces after every result is
 # out (run.sh keeps the output), which costs the whole limit.
