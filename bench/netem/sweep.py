@@ -230,7 +230,9 @@ def auto_table(out_dir, out_jsonl):
         whole = f"{sum(calls['auto']) / sum(calls[best]):.3f}" if both else "-"
         # The second half of the timed calls, AUTO's and the best choice's: where AUTO has
         # learned the size (what a long-running code sees), apart from what learning cost.
-        late = (f"{median(calls['auto'][len(calls['auto']) // 2:]) / median(calls[best][len(calls[best]) // 2:]):.3f}"
+        def second_half(v):
+            return median(v[len(v) // 2:])
+        late = (f"{second_half(calls['auto']) / second_half(calls[best]):.3f}"
                 if both and len(calls["auto"]) >= 2 and len(calls[best]) >= 2 else "-")
         paths = ",".join(abbreviate(c.get("auto_paths", [])))
         rows.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3][:16]} | {key[4] / 2**20:.0f} | {c['mpi']:.4f} | "

@@ -488,10 +488,11 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   // decide()), so it takes more, about 1.5%: a slice of a few thousand values, whose fixed
   // costs weigh on its speed, would make compression look slower than it is.
   const ModelState& s = *c.model;
+  constexpr size_t kMinSlice = 4096;  // values, from 4 MiB
   const bool large = n * es >= (size_t{4} << 20);
   if (!large && s.rho[a.collective][dtype == ZCOLL_FLOAT64] > 0) return;
-  const size_t target = large ? std::max<size_t>(4096, n / 256) : std::max<size_t>(1024, n / 64);
-  const size_t slices = std::clamp<size_t>(target / std::min<size_t>(chunk, 4096), 1, 8);
+  const size_t target = large ? std::max(kMinSlice, n / 256) : std::max<size_t>(1024, n / 64);
+  const size_t slices = std::clamp<size_t>(target / std::min(chunk, kMinSlice), 1, 8);
   size_t len = std::min(chunk, target / slices);
   len -= len % codec::kChunkLenStep;
   len = std::min(len, n);
