@@ -54,7 +54,7 @@ bool wants_compression(const zcoll_comm_s& c, int collective, size_t bytes) {
 namespace {
 // Slots of the agreement vector; each quantity q is sent as q and -q under MAX, so every
 // rank learns its minimum and maximum.
-enum Slot { kKind, kCount, kRoot, kOp, kRange, kRho, kCompress, kDecompress, kTime, kOverhead, kPairs };
+enum Slot { kKind, kCount, kRoot, kOp, kRange, kRho, kCompress, kDecompress, kTime, kOverhead, kFastPlain, kPairs };
 }  // namespace
 
 int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
@@ -77,6 +77,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   put(kDecompress, 0, a.decompress_cost);
   put(kTime, 0, a.prev_time);
   put(kOverhead, 0, a.prev_overhead);
+  put(kFastPlain, 0, a.fast_plain);
   v[2 * kPairs] = a.rc;
   if (c.size > 1 &&
       MPI_Allreduce(MPI_IN_PLACE, v, 2 * kPairs + 1, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
@@ -113,6 +114,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   a.decompress_cost = hi(kDecompress);
   a.prev_time = hi(kTime);
   a.prev_overhead = hi(kOverhead);
+  a.fast_plain = hi(kFastPlain);
   const zcoll_codec_params& p = c.cfg.codec;
   a.eb = p.eb_mode == ZCOLL_EB_ABS ? std::min(p.eb, DBL_MAX / 4) : codec::rel_to_abs(p.eb, a.lo, a.hi);
   *compress = true;
@@ -141,11 +143,11 @@ void finish_stats(zcoll_comm_s& c, const Decision& d, bool decided_by_model) {
   c.last.t_predicted_plain = d.t_predicted_plain;
   c.last.ratio_predicted = d.rho > 0 ? 1 / d.rho : 0;
   c.last.t_model = d.t_sample;
-  // The model learns from the calls it decided after an agreement (see decide()): a probe
-  // at once, the others from the next agreement.
+  // The model learns from the calls it decided: a probe at once, the others (fast-path plain
+  // calls included) from the next agreement.
   const double own = std::max(c.last.t_total - d.t_overhead, 0.0);
   if (d.probe) learn_probe(c, own, d.t_overhead);
-  else if (!d.fast) record_time(c, own, d.t_overhead);
+  else record_time(c, d, own, d.t_overhead);
 }
 
 }  // namespace zcoll::coll

@@ -27,8 +27,10 @@ struct Agreement {
 
   // The cost model's estimates from this rank's sample (0: none); after agree(), the
   // worst over the ranks. prev_time: this rank's time of the last call the model decided,
-  // less prev_overhead, what its agreement, range pass and sample cost.
-  double rho = 0, compress_cost = 0, decompress_cost = 0, prev_time = 0, prev_overhead = 0;
+  // less prev_overhead, what its agreement, range pass and sample cost. fast_plain: the
+  // median of plain MPI's time over its model in this collective's and size's fast-path
+  // calls since its last agreement (0: none).
+  double rho = 0, compress_cost = 0, decompress_cost = 0, prev_time = 0, prev_overhead = 0, fast_plain = 0;
   const void* data = nullptr;  // this rank's values, for the sample
   int collective = 0;
   size_t data_count = 0;
@@ -116,10 +118,7 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
           d.t_sample = now() - d.t_sample;
         }
       }
-      if (modelled) {
-        a.prev_time = c.model->last_time;
-        a.prev_overhead = c.model->last_overhead;
-      }
+      if (modelled) carry_measurements(c, collective, bytes, a);
       bool compress = false;
       const int rc = agree(c, collective, a, &compress);
       if (rc) return rc;

@@ -7,7 +7,8 @@
 //           call's data, from a sample of about 0.4% of each rank's values (one slice
 //           of it decompressed);
 //   learned measured/predicted time of earlier calls, per collective, size class and path
-//           (plain MPI or one schedule), the median of the last three runs; plain MPI
+//           (plain MPI or one schedule), the median of the last three runs (for plain
+//           MPI also the median of its fast-path calls between two agreements); plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a
 //           path run once and predicted close to the chosen one runs a second time, a
 //           schedule predicted within 3x of plain MPI is tried once, so is every schedule
@@ -51,12 +52,21 @@ struct ModelState {
   static constexpr int kSeen = 3;
   double seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
-  int likely_plain[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // surely_plain's second rule
+  int fast_calls[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls the fast path took or sent on
   // The last decided call, whose measured time (each rank's) the next agreement carries.
   int last_collective = -1, last_size = 0, last_path = 0;
   double last_model = 0;   // its predicted time before learning
   double last_time = 0;    // this rank's measured time of its path
   double last_overhead = 0;  // this rank's seconds of its agreement, range pass and sample
+  // This rank's own (not agreed): plain MPI's time over its model in the fast-path calls of
+  // each collective and size class since its last agreement, whose median the next one
+  // carries. Plain MPI's factor would otherwise come from its first two runs alone, which
+  // can be 2x faster than its later ones (a 1 MiB bcast at 10 Gbit/s: 0.44 ms, then 0.85).
+  static constexpr int kFastSeen = 16;
+  double fast_seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kFastSeen] = {};
+  int fast_seen_n[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  int fast_collective = -1, fast_size = 0;  // the fast-path call under way, and its model
+  double fast_model = 0;
   // What a call through the agreement pays before its path runs (the slowest rank's), per
   // collective and size class: a fast-path plain call saves it.
   double overhead[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
@@ -95,10 +105,13 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d);
 void sample(zcoll_comm_s& c, int dtype, Agreement& a);
 // After the agreement: the decision, from agreed values; updates what the model learned.
 Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a);
-// After the call: this rank's measured time, carried in the next agreement.
-// After a decided call: this rank's time of its path (the call less `overhead`, its
-// agreement, range pass and sample), for the next agreement to carry.
-void record_time(zcoll_comm_s& c, double seconds, double overhead);
+// Before the agreement: what this rank measured since the last one, for it to carry (the
+// last decided call's time and overhead; plain MPI's fast-path calls of this collective and
+// size).
+void carry_measurements(zcoll_comm_s& c, int collective, size_t bytes, Agreement& a);
+// After a call the model decided (`d`): this rank's time of its path (the call less
+// `overhead`, its agreement, range pass and sample), for the next agreement to carry.
+void record_time(zcoll_comm_s& c, const Decision& d, double seconds, double overhead);
 // After a probe (the first run of a path at a size): learns its time and overhead, the
 // slowest rank's, at once with one small allreduce, so that the very next call can use it.
 void learn_probe(zcoll_comm_s& c, double seconds, double overhead);

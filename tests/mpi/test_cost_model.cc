@@ -26,7 +26,8 @@ struct Sim {
   zcoll_comm_s c;
   std::map<int, double> warm;  // path -> seconds of each run after its first
   double cold = 1;             // the communicator's first call takes cold x warm (connections)
-  // A slow spell: path slow_path takes slow x warm in the calls before call slow_until.
+  // A spell: path slow_path takes slow x warm in the calls before call slow_until (slow < 1:
+  // a fast start).
   int slow_path = -1;
   double slow = 1;
   size_t slow_until = 0;
@@ -70,7 +71,7 @@ struct Sim {
       a.rho = 0.25;
       a.compress_cost = comp;
       a.decompress_cost = decomp;
-      a.prev_time = c.model->last_time;
+      zc::carry_measurements(c, collective, bytes, a);
       d = zc::decide(c, collective, bytes, ZCOLL_FLOAT64, homomorphic, a);
       path = d.plain ? 0 : d.choice.schedule;
     }
@@ -78,9 +79,8 @@ struct Sim {
     EXPECT_TRUE(warm.count(path)) << "ran path " << path << ", which the test gave no time";
     const double t = warm[path] * (first ? cold : 1) * (path == slow_path && ran.size() < slow_until ? slow : 1);
     ran.push_back(path);
-    if (fast) return path;
     if (d.probe) zc::learn_probe(c, t, 0);
-    else zc::record_time(c, t, 0);
+    else zc::record_time(c, d, t, 0);
     return path;
   }
 
@@ -98,8 +98,9 @@ constexpr size_t kMiB = size_t{1} << 20;
 
 // A plain MPI whose first run was the communicator's first call (2.5x slower) must not lose
 // to a schedule on that alone: plain MPI runs a second time before a schedule within 2x
-// takes over, and from the 5th call on every call runs plain MPI. (Without that rule a 1 MiB
-// allgather on shared memory ran Bruck five times at 2.2x plain MPI's time.)
+// takes over, and from the 5th call on every call runs plain MPI, but for one try of Bruck
+// (untried, predicted within 3x) when a fast-path call goes to the agreement. (Without that
+// rule a 1 MiB allgather on shared memory ran Bruck five times at 2.2x plain MPI's time.)
 TEST(CostModel, ColdPlainMpiIsMeasuredAgain) {
   Sim s(2, 20.0);  // at these codec speeds, compression and plain MPI are modelled close
   s.comp = 0.2e-9;
@@ -107,7 +108,7 @@ TEST(CostModel, ColdPlainMpiIsMeasuredAgain) {
   s.cold = 2.5;
   s.warm = {{0, 1.0e-4}, {ZCOLL_ALGO_RING, 2.2e-4}, {ZCOLL_ALGO_BRUCK, 2.0e-4}};
   for (int i = 0; i < 12; ++i) s.call(ZCOLL_COLL_ALLGATHER, kMiB);
-  EXPECT_EQ(s.runs_of(0, 4), 8) << "calls 5-12 must all run plain MPI: " << s.trace();
+  EXPECT_GE(s.runs_of(0, 4), 7) << "calls 5-12 must run plain MPI: " << s.trace();
 }
 
 // The same for a schedule: the ring's first run was cold (1.5x), and Bruck, 1.3x slower than
@@ -189,6 +190,23 @@ TEST(CostModel, SlowSpellDoesNotLockOutTheBestSchedule) {
   s.slow_until = 16;
   for (int i = 0; i < 80; ++i) s.call(ZCOLL_COLL_ALLREDUCE, 16 * kMiB);
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 64), 14) << "calls 65-80 must run the ring: " << s.trace();
+}
+
+// Plain MPI faster in its first runs than after: on cesm_TS a 1 MiB bcast at 10 Gbit/s took
+// 0.49-0.62 ms in its first five calls and 0.85 ms after, and the binomial, run between
+// them, 0.54 ms; AUTO then ran plain MPI in 28 of 30 calls. The fast path, which runs plain
+// MPI without an agreement, must still tell the model, so that from the 11th call on no
+// call runs plain MPI.
+TEST(CostModel, PlainMpiSlowerAfterItsFirstRunsIsRelearned) {
+  Sim s(2, 10.0);
+  s.comp = 0.3e-9;
+  s.decomp = 0.15e-9;
+  s.warm = {{0, 0.85e-3}, {ZCOLL_ALGO_BINOMIAL, 0.54e-3}, {ZCOLL_ALGO_SCATTER_ALLGATHER, 0.6e-3}};
+  s.slow_path = 0;
+  s.slow = 0.53 / 0.85;
+  s.slow_until = 5;
+  for (int i = 0; i < 30; ++i) s.call(ZCOLL_COLL_BCAST, kMiB);
+  EXPECT_EQ(s.runs_of(0, 10), 0) << "calls 11-30 must all be compressed: " << s.trace();
 }
 
 // The decision is a pure function of agreed state: two simulated "ranks" fed the same
