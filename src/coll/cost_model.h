@@ -43,6 +43,11 @@ struct ModelState {
   double best_compress[2] = {0, 0};        // cheapest agreed s per byte seen, per dtype
   double best_decompress[2] = {0, 0};      // (one thread): the fast path's lower bound
   double rho[ZCOLL_NUM_COLLECTIVES][2] = {};  // last agreed compressed/raw, per dtype
+  // The last kRecent agreed codec figures (s per byte) of each collective and dtype.
+  static constexpr int kRecent = 8;
+  double recent_compress[ZCOLL_NUM_COLLECTIVES][2][kRecent] = {};
+  double recent_decompress[ZCOLL_NUM_COLLECTIVES][2][kRecent] = {};
+  int recent_n[ZCOLL_NUM_COLLECTIVES][2] = {};
   // Measured / predicted, per collective, size class (a factor of 4 in bytes each, from
   // 64 KiB) and path: [0] plain MPI, [schedule] a zcoll schedule (zcoll_algorithm id).
   static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_PLAIN_HIERARCHICAL + 1;
