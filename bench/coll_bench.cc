@@ -364,6 +364,8 @@ struct Result {
   double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
   std::vector<double> times, times_mpi;
   std::vector<int> paths;  // the zcoll_algorithm each call ran (warm-up calls first): AUTO's learning shows
+  // AUTO's prediction for each call's path and for plain MPI (rank 0's; the ranks agree)
+  std::vector<double> predicted, predicted_mpi;
 };
 
 // rank r's buffers for op: the rotated field where this rank has input, the NaN sentinel
@@ -589,6 +591,8 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
   }
   int any = 0, mine = 0;  // the largest code over the ranks; this rank's own, for its message
   res->paths.reserve(static_cast<size_t>(o.warmup + o.iters));
+  res->predicted.reserve(res->paths.capacity());
+  res->predicted_mpi.reserve(res->paths.capacity());
   res->time_s =
       zsupport::time_collective(o.warmup, o.iters, [&] {
         mine = call.zcoll(out, zc);
@@ -596,6 +600,8 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
         zcoll_stats each{};
         zcoll_last_stats(zc, &each);
         res->paths.push_back(each.algorithm);
+        res->predicted.push_back(each.t_predicted);
+        res->predicted_mpi.push_back(each.t_predicted_plain);
         return mine;
       }, &any, &res->times);
   if (any) {
@@ -719,7 +725,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
         "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s,\"call_times_s\":[%s],"
-        "\"call_paths\":[%s]}\n",
+        "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s]}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -732,7 +738,9 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
         json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str(),
         join(r.times, [](double t) { return json_number(t, "%.6f"); }).c_str(),
-        join(r.paths, [](int a) { return std::string("\"") + algo_name(a) + "\""; }).c_str());
+        join(r.paths, [](int a) { return std::string("\"") + algo_name(a) + "\""; }).c_str(),
+        join(r.predicted, [](double t) { return json_number(t, "%.6g"); }).c_str(),
+        join(r.predicted_mpi, [](double t) { return json_number(t, "%.6g"); }).c_str());
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
