@@ -330,7 +330,8 @@ typedef enum zcoll_bound_target {
  *   ZCOLL_LINK_LATENCY_US for the network and ZCOLL_NODE_LINK_GBPS,
  *   ZCOLL_NODE_LINK_LATENCY_US inside a node); the compression ratio and per-thread
  *   codec speed of the call's own data, from a sample of about 0.4% of each rank's values
- *   (below 4 MiB, the collective's last agreed ratio once there is one); and the measured
+ *   (below 4 MiB, the collective's last agreed ratio once there is one; the speed is the
+ *   fastest of the collective's last 8 samples, as one taken cold runs slower); and the measured
  *   time of earlier calls, per collective, size (factors of 4) and path. Where compression
  *   is predicted (or modelled, before any factor is learned) to win by less than 2x and
  *   plain MPI has not been measured at that size, the first call runs plain MPI to measure

@@ -5,7 +5,7 @@
 //           ZCOLL_NODE_LINK_GBPS, ZCOLL_NODE_LINK_LATENCY_US, zcoll_config.link_*);
 //   codec   compression ratio and per-thread compression and decompression speed of this
 //           call's data, from a sample of about 0.4% of each rank's values (one slice
-//           of it decompressed);
+//           of it decompressed); the speed is the fastest of the collective's last 8;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the median of the last three runs (for plain
 //           MPI also the median of its fast-path calls between two agreements); plain MPI
