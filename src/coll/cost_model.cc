@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include <sched.h>
+
 #include "codec/container.h"
 #include "codec/stream.h"
 #include "coll/call.h"
@@ -123,6 +125,20 @@ Link pingpong(MPI_Comm comm, int me, int a, int b) {
     l.beta = diff >= 0.5 * direct ? diff : direct;
   }
   return l;
+}
+
+// A barrier whose waiting ranks give their core away: while two ranks ping-pong, the others
+// wait here rather than busy-poll in a blocking collective, which on a host with more ranks
+// than cores (nodes emulated by namespaces) took the measuring pair's time slices and made
+// the network look 27x slower than it was.
+int yielding_barrier(MPI_Comm comm) {
+  MPI_Request r;
+  if (MPI_Ibarrier(comm, &r) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  for (int done = 0; !done;) {
+    if (MPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+    if (!done) sched_yield();
+  }
+  return ZCOLL_SUCCESS;
 }
 
 // Seconds per byte of a plain SUM of two float vectors on this core (MPI's own
@@ -357,12 +373,17 @@ int measure_links(zcoll_comm_s& c) {
         pair[0][1] = q;
         break;
       }
-  for (int q = 1; q < c.size; ++q)
-    if (t.node_of[q] != t.node_of[0]) {
-      pair[1][0] = 0;
-      pair[1][1] = q;
-      break;
-    }
+  // The inter-node peer: a rank of another node, preferably not the first of its node.
+  // Where nodes are emulated on one host, ranks are pinned by their index within the node,
+  // so the first ranks of two nodes share a core, and their ping-pong measures the scheduler.
+  std::vector<int> seen(static_cast<size_t>(t.nodes), 0);
+  for (int q = 0; q < c.size; ++q) {
+    const int index = seen[static_cast<size_t>(t.node_of[q])]++;
+    if (t.node_of[q] == t.node_of[0] || (pair[1][1] >= 0 && index == 0)) continue;
+    pair[1][0] = 0;
+    pair[1][1] = q;
+    if (index > 0) break;
+  }
   Link given[2];
   bool is_given[2];
   double need[2];
@@ -377,7 +398,10 @@ int measure_links(zcoll_comm_s& c) {
     return ZCOLL_ERR_MPI;
   Link measured[2];
   for (int cls = 0; cls < 2; ++cls)
-    if (need[cls] > 0) measured[cls] = pingpong(c.comm, c.rank, pair[cls][0], pair[cls][1]);
+    if (need[cls] > 0) {
+      measured[cls] = pingpong(c.comm, c.rank, pair[cls][0], pair[cls][1]);
+      if (c.size > 2 && yielding_barrier(c.comm)) return ZCOLL_ERR_MPI;
+    }
   // Agreed: the worst of every rank's figures (measured, configured, or cached).
   double v[5];
   {
