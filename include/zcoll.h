@@ -348,9 +348,9 @@ typedef enum zcoll_bound_target {
  *   function of agreed values only. Once the model has agreed codec figures and has
  *   measured plain MPI on the collective at that size, a call that plain MPI wins even if
  *   its data compressed to nothing goes to MPI directly, without the agreement; so does
- *   one that plain MPI wins at the collective's last agreed ratio, by what was learned. Every 4th such
- *   call of the first 16, then every 16th, still makes the agreement: it sees the data
- *   again, and carries plain MPI's times on the fast path, from which the model learns. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
+ *   one that plain MPI wins at the collective's last agreed ratio, by what was learned. The
+ *   8th such call, then every 16th, still makes the agreement: it sees the data again, and
+ *   carries plain MPI's times on the fast path, from which the model learns. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
  *   environment sets ZCOLL_NODE_KEY, the ranks with the same key (for test set-ups whose
  *   "nodes" share a host).
  * COMPRESS: always compress at or above min_bytes; AUTO picks the schedule from a fixed

@@ -194,18 +194,23 @@ exec ip netns exec "zc-ns\$i" $UTS_PRE/bin/sh -c "$HOST_PRE\$*"
 EOF
 chmod +x "$TMP/launch"
 # Each rank learns its namespace itself (the MPIs pass mpiexec's environment to every rank).
-# With several ranks per namespace, each is pinned to core (local rank mod cores): left to
-# the scheduler, the two ranks of one "node" can share a core while the other node's ranks
-# busy-poll on the other, and every shared-memory hand-off between them then waits for a
-# time slice (a 16 MiB node-aware bcast took 5.3 s instead of 0.19 s in some launches).
+# With several ranks per namespace, each is pinned to core (local rank + namespace index)
+# mod cores: left to the scheduler, the two ranks of one "node" can share a core while the
+# other node's ranks busy-poll on the other, and every shared-memory hand-off between them
+# then waits for a time slice (a 16 MiB node-aware bcast took 5.3 s instead of 0.19 s in
+# some launches). The namespace index shifts each node's cores, so that the ranks of equal
+# local rank on two nodes (a node-aware schedule's inter-node pairs) do not share a core
+# either: pinned by local rank alone, they did, and a plain node-aware allgather of 16 MiB,
+# whose inter-node stage is one large message each way between them, took 10.4 s.
 cat >"$TMP/node-key" <<'EOF'
 #!/bin/sh
 ns=$(ip netns identify $$ 2>/dev/null)
 [ -z "$ns" ] || export ZCOLL_NODE_KEY="$ns"
 ppn=@PPN@
 local_rank=${MPI_LOCALRANKID:-${OMPI_COMM_WORLD_LOCAL_RANK:-}}
+node=$(printf '%s' "$ns" | tr -dc 0-9)
 if [ "$ppn" -gt 1 ] && [ -n "$local_rank" ] && command -v taskset >/dev/null; then
-  exec taskset -c $((local_rank % $(nproc))) "$@"
+  exec taskset -c $(((local_rank + ${node:-0}) % $(nproc))) "$@"
 fi
 exec "$@"
 EOF
