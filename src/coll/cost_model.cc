@@ -374,8 +374,9 @@ int measure_links(zcoll_comm_s& c) {
         break;
       }
   // The inter-node peer: a rank of another node, preferably not the first of its node.
-  // Where nodes are emulated on one host, ranks are pinned by their index within the node,
-  // so the first ranks of two nodes share a core, and their ping-pong measures the scheduler.
+  // Where nodes are emulated on one host and each rank is bound to the core of its index
+  // within its node (as a launcher's binding does), the first ranks of two nodes share a
+  // core, and their ping-pong measures the scheduler.
   std::vector<int> seen(static_cast<size_t>(t.nodes), 0);
   for (int q = 0; q < c.size; ++q) {
     const int index = seen[static_cast<size_t>(t.node_of[q])]++;
@@ -482,14 +483,14 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
     }
     if (!(plain < likely)) return false;
   }
-  // Some calls go to the agreement all the same: the 8th, then every 16th (every 4th cost 4
-  // of 30 calls 40% more on shared memory, where plain MPI wins).
-  // It carries plain MPI's times on this path (decide() learns their median), sees the
-  // data's ratio again, and lets decide() re-check the other paths. Without it plain MPI's
-  // factor, learned from its first two runs, would hold for good: on cesm_TS a 1 MiB bcast
-  // at 10 Gbit/s, learned at 0.44 ms from those, took 0.85 ms after, and ran plain MPI in 28
-  // of 30 calls where the binomial took 0.42-0.54 ms. (The agreement's range pass and sample are what
-  // the fast path saves, 15-20% of plain MPI's time on shared memory: one call in 16 pays it.)
+  // The 8th call here, then every 16th, goes to the agreement all the same. It carries plain
+  // MPI's times on this path (decide() learns their median), sees the data's ratio again,
+  // and lets decide() re-check the other paths. Without it plain MPI's factor, learned from
+  // its first two runs, would hold for good: on cesm_TS a 1 MiB bcast at 10 Gbit/s, learned
+  // at 0.44 ms from those, took 0.85 ms after, and ran plain MPI in 28 of 30 calls where the
+  // binomial took 0.42-0.54 ms. Not more often: the agreement's range pass and sample, which
+  // the fast path saves, cost about 40% of a plain call on shared memory (with every 4th
+  // call, 4 of 30 calls paid it).
   const int n = ++s.fast_calls[collective][size];
   if (n == 8 || n % 16 == 0) return false;
   s.fast_collective = collective;
@@ -630,7 +631,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     // The codec's speed is the fastest of this collective's last kRecent samples, not this
     // call's alone: a sample taken right after a plain MPI call runs cold, up to 2x slower
     // than after a compressed one (a 16 MiB allreduce at 10 Gbit/s: the ring modelled at
-    // 6.0-7.0 ms after ring calls, 10.7-12.7 ms after plain ones), so compression, looking
+    // 6.0-7.0 ms after ring calls, 10.6-12.7 ms after plain ones), so compression, looking
     // slower, kept losing to plain MPI once it had run (the last 14 of 30 calls, at 1.3x
     // the ring's time). The ratio is this call's: it is the data's.
     const int slot = s.recent_n[collective][k]++ % ModelState::kRecent;

@@ -212,7 +212,7 @@ TEST(CostModel, PlainMpiSlowerAfterItsFirstRunsIsRelearned) {
 }
 
 // The sample taken right after a plain MPI call runs cold (1.8x slower here; at 10 Gbit/s a
-// 16 MiB allreduce's ring was modelled at 6.0-7.0 ms after ring calls, 10.7-12.7 ms after
+// 16 MiB allreduce's ring was modelled at 6.0-7.0 ms after ring calls, 10.6-12.7 ms after
 // plain ones). A re-check that runs plain MPI must not hand it the following calls: after
 // the 24th call, at most one more runs plain MPI.
 TEST(CostModel, ColdSampleAfterPlainMpiDoesNotKeepIt) {
