@@ -386,21 +386,18 @@ int measure_links(zcoll_comm_s& c) {
   // (where the platform tells). Where nodes are emulated on one host with more ranks than
   // cores, two ranks bound to one core ping-pong at the scheduler's pace, and the network
   // looked 27x slower than it was; which rank that is depends on how the launcher binds.
+  std::vector<int> cpu(static_cast<size_t>(c.size), -1);
   if (c.size > 2 && t.nodes > 1) {
-    std::vector<int> cpu(static_cast<size_t>(c.size), -1);
     int mine = current_cpu();
     if (MPI_Allgather(&mine, 1, MPI_INT, cpu.data(), 1, MPI_INT, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
-    for (int q = 1; q < c.size; ++q) {
-      if (t.node_of[q] == t.node_of[0]) continue;
-      if (pair[1][1] < 0) pair[1][1] = q;
-      if (cpu[0] < 0 || cpu[static_cast<size_t>(q)] != cpu[0]) {
-        pair[1][1] = q;
-        break;
-      }
+  }
+  for (int q = 1; q < c.size; ++q) {
+    if (t.node_of[q] == t.node_of[0]) continue;
+    if (pair[1][1] < 0) pair[1][1] = q;
+    if (cpu[0] < 0 || cpu[static_cast<size_t>(q)] != cpu[0]) {
+      pair[1][1] = q;
+      break;
     }
-  } else {
-    for (int q = 1; q < c.size && pair[1][1] < 0; ++q)
-      if (t.node_of[q] != t.node_of[0]) pair[1][1] = q;
   }
   if (pair[1][1] >= 0) pair[1][0] = 0;
   Link given[2];
