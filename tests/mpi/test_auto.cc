@@ -110,8 +110,25 @@ void check_close(const std::vector<float>& got, const std::vector<float>& want, 
          bad ? got[first] : 0.0f, bad ? want[first] : 0.0f, tol);
 }
 
+// Counts a compressed call; lists a plain one with AUTO's predictions (for a failed count's message).
+struct Tally {
+  int n = 0;
+  std::string plain;
+};
+
+void count(zcoll_comm zc, const char* what, bool z, Tally* t) {
+  t->n += z;
+  if (z) return;
+  zcoll_stats st{};
+  zcoll_last_stats(zc, &st);
+  char line[160];
+  std::snprintf(line, sizeof line, " [%s ran plain MPI: predicted %.3g s, ratio %.3g, took %.3g s]", what,
+                st.t_predicted_plain, st.ratio_predicted, st.t_total);
+  t->plain += line;
+}
+
 // One round of the collectives on `in` (this rank's data); each checked against plain MPI.
-void round_of_collectives(zcoll_comm zc, const std::vector<float>& in, const char* label, int* compressed) {
+void round_of_collectives(zcoll_comm zc, const std::vector<float>& in, const char* label, Tally* compressed) {
   const int p = g_size, n = static_cast<int>(in.size());
   Ctx c("%s", label);
   int has_nan = std::any_of(in.begin(), in.end(), [](float x) { return std::isnan(x); });
@@ -123,7 +140,7 @@ void round_of_collectives(zcoll_comm zc, const std::vector<float>& in, const cha
     const bool z = same_decision(zc, "allreduce MAX");
     MPI_Allreduce(in.data(), want.data(), n, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
     check_close(got, want, z ? eb_abs(zc) : 0, "allreduce MAX", z && has_nan);
-    *compressed += z;
+    count(zc, "allreduce MAX", z, compressed);
   }
   {
     std::vector<float> got(static_cast<size_t>(n) * p), want(got.size());
@@ -132,7 +149,7 @@ void round_of_collectives(zcoll_comm zc, const std::vector<float>& in, const cha
     const bool z = same_decision(zc, "allgather");
     MPI_Allgather(in.data(), n, MPI_FLOAT, want.data(), n, MPI_FLOAT, MPI_COMM_WORLD);
     check_close(got, want, z ? eb_abs(zc) : 0, "allgather");
-    *compressed += z;
+    count(zc, "allgather", z, compressed);
   }
   {
     std::vector<float> got = in, want = in;
@@ -141,7 +158,7 @@ void round_of_collectives(zcoll_comm zc, const std::vector<float>& in, const cha
     const bool z = same_decision(zc, "bcast");
     MPI_Bcast(want.data(), n, MPI_FLOAT, p - 1, MPI_COMM_WORLD);
     check_close(got, want, z ? eb_abs(zc) : 0, "bcast");
-    *compressed += z;
+    count(zc, "bcast", z, compressed);
   }
   {
     const int m = n / p;
@@ -151,7 +168,7 @@ void round_of_collectives(zcoll_comm zc, const std::vector<float>& in, const cha
     const bool z = same_decision(zc, "alltoall");
     MPI_Alltoall(in.data(), m, MPI_FLOAT, want.data(), m, MPI_FLOAT, MPI_COMM_WORLD);
     check_close(got, want, z ? eb_abs(zc) : 0, "alltoall");
-    *compressed += z;
+    count(zc, "alltoall", z, compressed);
   }
 }
 
@@ -164,11 +181,12 @@ void decides() {
     // The first round is the model's alone; later rounds also use what it measured (here
     // the "slow" link is really shared memory, so it may learn that plain MPI wins), and
     // only have to agree across ranks.
-    int compressed = 0, later = 0;
+    Tally compressed, later;
     round_of_collectives(zc, in, "real data, first round", &compressed);
     for (int rep = 0; rep < 2; ++rep) round_of_collectives(zc, in, "real data, later round", &later);
     const bool slow = gbps[0] == '0';
-    if (g_size > 1) EXPECT(compressed == (slow ? 4 : 0), "%d of the first 4 calls compressed", compressed);
+    if (g_size > 1) EXPECT(compressed.n == (slow ? 4 : 0), "%d of the first 4 calls compressed;%s", compressed.n,
+                           compressed.plain.c_str());
     // The predictions are reported, and the one that ran is the smaller, or within 2x of it:
     // AUTO tries a path predicted within 2x once (a probe), and every 8th decided call
     // re-checks a runner-up within 1.25x.
@@ -232,7 +250,7 @@ void nodes() {
     unsetenv("ZCOLL_NODE_KEY");
     unsetenv("ZCOLL_LINK_GBPS");
     if (!zc) return;
-    int compressed = 0;
+    Tally compressed;
     for (int rep = 0; rep < 4; ++rep) round_of_collectives(zc, in, "real data", &compressed);
     zcoll_comm_free(&zc);
   }
@@ -244,7 +262,7 @@ void adversarial() {
     Ctx c("slow link given on rank %d only", who);
     zcoll_comm zc = make_comm("0.1", g_rank == who);
     if (!zc) return;
-    int compressed = 0;
+    Tally compressed;
     // Ratios that differ wildly: one rank's data is constant.
     std::vector<float> in = slice(kN, g_rank);
     if (g_rank == 0) std::fill(in.begin(), in.end(), 3.5f);
@@ -270,7 +288,7 @@ void adversarial() {
                      MPI_COMM_WORLD);
       check_close(got, want, z ? eb_abs(zc) : 0, "allgatherv, rank 0 count 0");
     }
-    if (g_size > 1) EXPECT(compressed > 0, "the slow link never led to compression (%d calls)", compressed);
+    if (g_size > 1) EXPECT(compressed.n > 0, "the slow link never led to compression (%d calls)", compressed.n);
     zcoll_comm_free(&zc);
   }
 }
