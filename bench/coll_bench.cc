@@ -28,6 +28,11 @@
 // call, t = MPI_Wtime() - t0, MPI_Allreduce(MAX of t). time_s is the median over the K
 // calls of the slowest rank's time. Plain MPI (MPI_Allgather, ... on the same buffers, same
 // discipline) is measured first in the same run (time_mpi_s), then the requested algorithm.
+// --interleave times plain MPI and every requested path of one op and size call by call
+// instead (call i of each, in an order drawn anew for every i, then call i + 1), after one
+// untimed plain MPI call: a slow spell of the host then falls on all of them, not on the one
+// path whose block it hit. Every path keeps its own communicator, so AUTO's learning is its
+// own; time_mpi_s is the one plain MPI column's.
 //
 // Errors: every element of every rank's output buffer (the root's for gather and reduce; the
 // non-roots' for bcast, whose root only sends; each rank's block for reduce_scatter) from the
@@ -71,6 +76,7 @@
 #include <cctype>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -89,7 +95,7 @@ const char* const kUsage =
     "                   recursive-doubling|bruck|binomial|scatter-allgather|pairwise|hierarchical|\n"
     "                   plain-hierarchical]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
-    "           [--root R] [--check-stride S] [--json]\n"
+    "           [--root R] [--check-stride S] [--interleave] [--json]\n"
     "  --op OP        allgather|bcast|scatter|gather|alltoall, or a reduction:\n"
     "                 reduce_scatter|allreduce|reduce\n"
     "  --input FILE   raw little-endian field; dtype from --dtype or the .f32/.f64 suffix\n"
@@ -121,6 +127,10 @@ const char* const kUsage =
     "  --root R       root of bcast/scatter/gather/reduce (default 0)\n"
     "  --check-stride S  reductions: check every S-th output element only (default 1: all;\n"
     "                 the exact reference costs p^2 x count element visits in all)\n"
+    "  --interleave   time the --algo and --threads lists' paths and plain MPI call by call\n"
+    "                 (call i of each, in a shuffled order, then call i + 1), each zcoll path\n"
+    "                 on its own communicator, so that host drift meets all of them alike\n"
+    "                 (default: each path's calls in a block, after a block of plain MPI's)\n"
     "  --json         one JSON line per run (from rank 0)\n"
     "--op, --algo, --bytes and --threads take comma-separated lists; every combination runs in\n"
     "this one launch (op, then size, algorithm, threads), one result line each.\n"
@@ -136,7 +146,7 @@ struct Opts {
   size_t bytes = size_t{64} << 20;
   int iters = 5, warmup = 2, threads = 1, root = 0;
   size_t check_stride = 1;
-  bool json = false, help = false;
+  bool json = false, help = false, interleave = false;
   std::vector<std::string> ops, algos;
   std::vector<size_t> bytes_list;
   std::vector<int> threads_list;
@@ -224,6 +234,7 @@ Opts parse(int argc, char** argv) {
     else if (a == "--root") o.root = parse_int(a, val(), 0);
     else if (a == "--check-stride") o.check_stride = static_cast<size_t>(parse_int(a, val(), 1));
     else if (a == "--json") o.json = true;
+    else if (a == "--interleave") o.interleave = true;
     else if (a == "--help" || a == "-h") o.help = true;
     else throw UsageError{"unknown option " + a};
   }
@@ -354,7 +365,7 @@ struct Buffers {
 
 struct Result {
   std::string op, algo, algo_ran = "mpi", dtype, eb_mode, input, reduce_op, reduction;
-  bool is_reduction = false;
+  bool is_reduction = false, interleaved = false;
   int ranks = 0, iters = 0, warmup = 0, threads = 0, root = 0, compressed = 0;
   size_t bytes_per_rank = 0, check_stride = 1;
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
@@ -567,10 +578,9 @@ void record_stats(const zcoll_stats& st, int root, Result* res) {
   res->t_model = tmodel;
 }
 
-// Times the zcoll collective into out and records its stats; 1 (on every rank) where a
-// zcoll call fails anywhere.
-template <class T>
-int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Result* res) {
+// A zcoll communicator for one configuration, or null on every rank where its creation
+// failed on any (reported).
+zcoll_comm open_comm(const Opts& o, const Algo& algo) {
   zcoll_config cfg;
   zcoll_config_init(&cfg);  // min_bytes stays at its default
   cfg.codec.eb_mode = o.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
@@ -587,37 +597,21 @@ int time_zcoll(const Opts& o, const Algo& algo, const Call<T>& call, T* out, Res
   if (worst) {
     if (rc) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_comm_create: %s\n", g_rank, zcoll_strerror(rc));
     if (zc) zcoll_comm_free(&zc);
-    return 1;
   }
-  int any = 0, mine = 0;  // the largest code over the ranks; this rank's own, for its message
-  res->paths.reserve(static_cast<size_t>(o.warmup + o.iters));
-  res->predicted.reserve(res->paths.capacity());
-  res->predicted_mpi.reserve(res->paths.capacity());
-  res->time_s =
-      zsupport::time_collective(o.warmup, o.iters, [&] {
-        mine = call.zcoll(out, zc);
-        // Inside the timed region: a copy of the stats and an int, named only when printed.
-        zcoll_stats each{};
-        zcoll_last_stats(zc, &each);
-        res->paths.push_back(each.algorithm);
-        res->predicted.push_back(each.t_predicted);
-        res->predicted_mpi.push_back(each.t_predicted_plain);
-        return mine;
-      }, &any, &res->times);
-  if (any) {
-    if (mine)
-      std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", g_rank, o.op.c_str(), zcoll_strerror(mine));
-    else if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: zcoll_%s failed on another rank\n", o.op.c_str());
-    zcoll_comm_free(&zc);
-    return 1;
-  }
-  zcoll_stats st{};
-  zcoll_last_stats(zc, &st);
-  zcoll_comm_free(&zc);
-  record_stats(st, o.root, res);
-  res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
-  return 0;
+  return zc;
 }
+
+// One path a group of configurations times: plain MPI, plainring, or a zcoll configuration
+// on a communicator of its own. lines: the results it fills (plain MPI's column: those of
+// --algo mpi, if any; every other column: one).
+struct Column {
+  Algo algo;
+  zcoll_comm zc = nullptr;
+  std::vector<size_t> lines;
+  int mine = 0;  // this rank's code of the last call
+  bool failed = false;
+  std::vector<double> times;
+};
 
 // The errors of result over all ranks and the bound they must keep: against plain MPI's
 // output, or for the reductions against the double-precision reduction of the inputs, for
@@ -656,52 +650,150 @@ void record_errors(Op op, RedOp rop, const Algo& algo, const std::vector<T>& fie
   res->bound_over_eb = over_eb(res->bound_abs);
 }
 
-// Plain MPI, then (unless --algo mpi) zcoll on the same input, then the errors of the
-// output checked. 0, or 1 on every rank where a call failed.
+// The configurations of group share op, size and input. Plain MPI's column comes first, then
+// one per configuration (--algo mpi is plain MPI's own). In turn, a column's calls all run
+// before the next column's. Interleaved, call i of every column runs before call i + 1 of
+// any, in an order shuffled anew for each i, so that every path meets the same drift of the
+// host (a slower spell shared by all of them, not charged to one) and the same predecessors. After a column's last call, its output is checked against
+// the bound. res[k]: configuration k's result, whose header the caller fills; failed[k]: 1
+// where its calls failed, or plain MPI's.
 template <class T>
-int run(const Opts& o, Op op, const Algo& algo, const std::vector<T>& field, Result* res) {
+void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vector<T>& field,
+         std::vector<Result>& res, std::vector<int>& failed) {
+  const Opts& o = group.front();
   const size_t count = std::max<size_t>(1, (o.bytes + sizeof(T) / 2) / sizeof(T));
   if (count > static_cast<size_t>(INT_MAX)) {
     if (g_rank == 0)
       std::fprintf(stderr, "zcoll-bench coll: --bytes gives %zu elements, more than an int count\n", count);
-    return 1;
+    failed.assign(group.size(), 1);
+    return;
   }
   const RedOp rop = parse_reduce_op(o.reduce_op);
   Buffers<T> b = make_buffers(op, count, o.root, field);
   const Call<T> call{op, static_cast<int>(count), o.root, mpi_op(rop), b};
-  res->ranks = g_size;
-  res->bytes_per_rank = count * sizeof(T);
-  res->eb_abs_expected = expected_eb_abs(o, op, b, count);
+  const double eb_expected = expected_eb_abs(o, op, b, count);
 
-  int rc = 0;
-  res->time_mpi_s =
-      zsupport::time_collective(o.warmup, o.iters, [&] { return call.mpi(b.ref.data()); }, &rc, &res->times_mpi);
-  if (rc) {
-    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: MPI %s failed (code %d)\n", o.op.c_str(), rc);
-    return 1;
-  }
-  const T* result = b.ref.data();  // the output checked: zcoll's, or plain MPI's for --algo mpi
-  if (algo.algorithm == ZCOLL_ALGO_MPI) {
-    res->time_s = res->time_mpi_s;
-    res->times = res->times_mpi;
-    res->eb_abs = res->eb_abs_expected;
-  } else if (algo.algorithm == kPlainRing) {
-    res->time_s = zsupport::time_collective(o.warmup, o.iters, [&] { return call.plainring(b.got.data()); }, &rc,
-                                            &res->times);
-    if (rc) {
-      if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: plainring %s failed (code %d)\n", o.op.c_str(), rc);
-      return 1;
+  std::vector<Column> cols(1);
+  cols[0].algo.algorithm = ZCOLL_ALGO_MPI;
+  for (size_t k = 0; k < group.size(); ++k) {
+    res[k].ranks = g_size;
+    res[k].bytes_per_rank = count * sizeof(T);
+    res[k].eb_abs_expected = eb_expected;
+    Column c;
+    parse_algo(group[k].algo, &c.algo);
+    if (c.algo.algorithm == ZCOLL_ALGO_MPI) {
+      cols[0].lines.push_back(k);
+      continue;
     }
-    res->algo_ran = "plainring";
-    res->eb_abs = res->eb_abs_expected;
-    res->speedup = res->time_s > 0 ? res->time_mpi_s / res->time_s : 0;
-    result = b.got.data();
-  } else {
-    if (time_zcoll(o, algo, call, b.got.data(), res)) return 1;
-    result = b.got.data();
+    c.lines = {k};
+    if (c.algo.algorithm != kPlainRing && !(c.zc = open_comm(group[k], c.algo))) {
+      failed[k] = 1;
+      continue;
+    }
+    res[k].paths.reserve(static_cast<size_t>(o.warmup + o.iters));
+    res[k].predicted.reserve(res[k].paths.capacity());
+    res[k].predicted_mpi.reserve(res[k].paths.capacity());
+    cols.push_back(c);
   }
-  record_errors(op, rop, algo, field, b, result, res, is_reduction(op) ? o.check_stride : 1);
-  return 0;
+
+  // Interleaved, plain MPI's timed calls write where every other path writes (b.got), and
+  // its untimed first call the reference (b.ref): the same call into two buffers of the same
+  // size can differ by 20-30%, which would be charged to the path (a 64 MiB MPI_Bcast on
+  // shared memory, 2 ranks, calls alternating between two buffers: medians 10.5-11.6 ms
+  // into one, 8.3-8.8 ms into the other, in 4 of 5 launches).
+  T* const mpi_out = interleave ? b.got.data() : b.ref.data();
+  auto call_of = [&](Column& c) -> int {
+    if (c.algo.algorithm == ZCOLL_ALGO_MPI) return call.mpi(mpi_out);
+    if (c.algo.algorithm == kPlainRing) return call.plainring(b.got.data());
+    Result& r = res[c.lines[0]];
+    c.mine = call.zcoll(b.got.data(), c.zc);
+    // Inside the timed region: a copy of the stats and an int, named only when printed.
+    zcoll_stats each{};
+    zcoll_last_stats(c.zc, &each);
+    r.paths.push_back(each.algorithm);
+    r.predicted.push_back(each.t_predicted);
+    r.predicted_mpi.push_back(each.t_predicted_plain);
+    return c.mine;
+  };
+  // After a column's last call, while its output is in its buffer (plain MPI's in b.ref,
+  // the others' in b.got).
+  auto finish_column = [&](Column& c) {
+    const T* result = c.algo.algorithm == ZCOLL_ALGO_MPI ? mpi_out : b.got.data();
+    for (size_t k : c.lines) {
+      Result& r = res[k];
+      r.time_s = zsupport::median(c.times);
+      r.times = c.times;
+      if (c.zc) {
+        zcoll_stats st{};
+        zcoll_last_stats(c.zc, &st);
+        record_stats(st, o.root, &r);
+      } else {
+        r.eb_abs = eb_expected;
+        if (c.algo.algorithm == kPlainRing) r.algo_ran = "plainring";
+      }
+      record_errors(op, rop, c.algo, field, b, result, &r, is_reduction(op) ? o.check_stride : 1);
+    }
+    if (c.zc) zcoll_comm_free(&c.zc);
+  };
+  auto report = [&](const Column& c, int code) {
+    if (c.zc) {
+      if (c.mine)
+        std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_%s: %s\n", g_rank, o.op.c_str(), zcoll_strerror(c.mine));
+      else if (g_rank == 0)
+        std::fprintf(stderr, "zcoll-bench coll: zcoll_%s failed on another rank\n", o.op.c_str());
+    } else if (g_rank == 0) {
+      std::fprintf(stderr, "zcoll-bench coll: %s %s failed (code %d)\n",
+                   c.algo.algorithm == ZCOLL_ALGO_MPI ? "MPI" : "plainring", o.op.c_str(), code);
+    }
+  };
+  const int calls = o.warmup + o.iters;
+  auto step = [&](Column& c, int i) {
+    if (c.failed || cols[0].failed) return;
+    int code = 0;
+    const double t = zsupport::time_call([&] { return call_of(c); }, &code);
+    if (code) {
+      c.failed = true;
+      report(c, code);
+      for (size_t k : c.lines) failed[k] = 1;
+      if (c.zc) zcoll_comm_free(&c.zc);
+      return;
+    }
+    if (i >= o.warmup) c.times.push_back(t);
+    if (i == calls - 1) finish_column(c);
+  };
+  if (interleave) {
+    // Each round in its own order, the same on every rank: a call's predecessor shapes it
+    // (an emulated link's token bucket, which a large plain call leaves empty and a small
+    // compressed one full; caches), and a fixed order would hand one path the same
+    // predecessor every time (at 1 Gbit/s, a 1 MiB call right after plain MPI's took 1.3-2x
+    // the time of the same path later in the round).
+    std::vector<size_t> order(cols.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::mt19937 rng(12345);  // fully specified: every rank draws the same numbers
+    // Plain MPI's output first, untimed, in the reference (see mpi_out).
+    int code = 0;
+    zsupport::time_call([&] { return call.mpi(b.ref.data()); }, &code);
+    if (code) {
+      cols[0].failed = true;
+      report(cols[0], code);
+    }
+    for (int i = 0; i < calls; ++i) {
+      for (size_t k = order.size() - 1; k > 0; --k) std::swap(order[k], order[rng() % (k + 1)]);
+      for (size_t k : order) step(cols[k], i);
+    }
+  } else {
+    for (Column& c : cols)
+      for (int i = 0; i < calls; ++i) step(c, i);
+  }
+  for (Column& c : cols)
+    if (c.zc) zcoll_comm_free(&c.zc);  // a column skipped after plain MPI's failure
+  const double t_mpi = cols[0].failed ? 0 : zsupport::median(cols[0].times);
+  for (size_t k = 0; k < group.size(); ++k) {
+    if (cols[0].failed) failed[k] = 1;
+    res[k].time_mpi_s = t_mpi;
+    res[k].times_mpi = cols[0].times;
+    res[k].speedup = res[k].time_s > 0 ? t_mpi / res[k].time_s : 0;
+  }
 }
 
 // The items of v, each formatted by f, separated by commas.
@@ -725,7 +817,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
         "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s,\"call_times_s\":[%s],"
-        "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s]}\n",
+        "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s],\"interleaved\":%s}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -740,7 +832,8 @@ void print(const Result& r, bool json, const std::string& lib) {
         join(r.times, [](double t) { return json_number(t, "%.6f"); }).c_str(),
         join(r.paths, [](int a) { return std::string("\"") + algo_name(a) + "\""; }).c_str(),
         join(r.predicted, [](double t) { return json_number(t, "%.6g"); }).c_str(),
-        join(r.predicted_mpi, [](double t) { return json_number(t, "%.6g"); }).c_str());
+        join(r.predicted_mpi, [](double t) { return json_number(t, "%.6g"); }).c_str(),
+        r.interleaved ? "true" : "false");
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
@@ -757,7 +850,9 @@ void print(const Result& r, bool json, const std::string& lib) {
 }
 
 template <class T>
-int run_typed(const Opts& o, Op op, const Algo& algo, Result* res) {
+void run_typed(const std::vector<Opts>& group, bool interleave, Op op, std::vector<Result>& res,
+               std::vector<int>& failed) {
+  const Opts& o = group.front();
   // Read once per launch: every configuration of a list uses the same --input.
   static std::vector<T> field;
   static std::string loaded;
@@ -771,9 +866,10 @@ int run_typed(const Opts& o, Op op, const Algo& algo, Result* res) {
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
     if (!ok) std::fprintf(stderr, "zcoll-bench coll: rank %d: %s\n", g_rank, err.c_str());
-    return 1;
+    failed.assign(group.size(), 1);
+    return;
   }
-  return run<T>(o, op, algo, field, res);
+  run<T>(group, interleave, op, field, res, failed);
 }
 
 int finish(int rc) {
@@ -783,51 +879,67 @@ int finish(int rc) {
   return rc;
 }
 
-// One configuration: run, print, check. 0, or 1 where it failed or broke a bound.
-int run_one(const Opts& o) {
+// Configurations of one op and size (see run()): run, print, check. 0, or 1 where one
+// failed or broke a bound.
+int run_group(const std::vector<Opts>& group, bool interleave) {
   Op op{};
-  Algo algo;
-  parse_op(o.op, &op);
-  parse_algo(o.algo, &algo);
-  Result res;
-  res.op = o.op;
-  res.algo = o.algo;
-  res.dtype = o.dtype;
-  res.eb_mode = o.eb_mode;
-  res.eb = o.eb;
-  res.input = o.input;
-  res.iters = o.iters;
-  res.warmup = o.warmup;
-  res.threads = o.threads;
-  res.root = o.root;
-  res.check_stride = is_reduction(op) ? o.check_stride : 1;
-  res.is_reduction = is_reduction(op);
-  res.reduce_op = o.reduce_op;
-  res.reduction = reduction_name(algo);
-  const int rc = o.dtype == "f32" ? run_typed<float>(o, op, algo, &res) : run_typed<double>(o, op, algo, &res);
-  if (rc) return rc;
-  const std::string lib = zsupport::mpi_library();
-  if (g_rank == 0) print(res, o.json, lib);
-  bool fail = false;
-  if (g_rank == 0) {
-    if (!(res.max_abs_err <= res.bound_abs)) {
-      std::fprintf(stderr, "zcoll-bench coll: error beyond the bound: max_err_over_eb = %g > bound_over_eb = %g\n",
-                   res.max_err_over_eb, res.bound_over_eb);
-      fail = true;
-    }
-    if (res.bad_specials > 0) {
-      std::fprintf(stderr, "zcoll-bench coll: %.0f non-finite values not reproduced\n", res.bad_specials);
-      fail = true;
-    }
-    // zcoll may tighten the bound, never loosen it.
-    if (res.compressed && res.eb_abs_expected > 0 && res.eb_abs > res.eb_abs_expected * (1 + 1e-9)) {
-      std::fprintf(stderr, "zcoll-bench coll: reported eb_abs %.9g is looser than the requested %.9g\n", res.eb_abs,
-                   res.eb_abs_expected);
-      fail = true;
-    }
+  parse_op(group.front().op, &op);
+  std::vector<Result> res(group.size());
+  std::vector<int> failed(group.size(), 0);
+  for (size_t k = 0; k < group.size(); ++k) {
+    const Opts& o = group[k];
+    Algo algo;
+    parse_algo(o.algo, &algo);
+    Result& r = res[k];
+    r.op = o.op;
+    r.algo = o.algo;
+    r.dtype = o.dtype;
+    r.eb_mode = o.eb_mode;
+    r.eb = o.eb;
+    r.input = o.input;
+    r.iters = o.iters;
+    r.warmup = o.warmup;
+    r.threads = o.threads;
+    r.root = o.root;
+    r.check_stride = is_reduction(op) ? o.check_stride : 1;
+    r.is_reduction = is_reduction(op);
+    r.reduce_op = o.reduce_op;
+    r.reduction = reduction_name(algo);
+    r.interleaved = interleave;
   }
-  std::fflush(stdout);  // each result reaches mpiexec as soon as it is known
-  return fail ? 1 : 0;
+  if (group.front().dtype == "f32") run_typed<float>(group, interleave, op, res, failed);
+  else run_typed<double>(group, interleave, op, res, failed);
+  const std::string lib = zsupport::mpi_library();
+  int worst = 0;
+  for (size_t k = 0; k < group.size(); ++k) {
+    if (failed[k]) {
+      worst = 1;
+      continue;
+    }
+    const Result& r = res[k];
+    if (g_rank == 0) print(r, group[k].json, lib);
+    bool fail = false;
+    if (g_rank == 0) {
+      if (!(r.max_abs_err <= r.bound_abs)) {
+        std::fprintf(stderr, "zcoll-bench coll: error beyond the bound: max_err_over_eb = %g > bound_over_eb = %g\n",
+                     r.max_err_over_eb, r.bound_over_eb);
+        fail = true;
+      }
+      if (r.bad_specials > 0) {
+        std::fprintf(stderr, "zcoll-bench coll: %.0f non-finite values not reproduced\n", r.bad_specials);
+        fail = true;
+      }
+      // zcoll may tighten the bound, never loosen it.
+      if (r.compressed && r.eb_abs_expected > 0 && r.eb_abs > r.eb_abs_expected * (1 + 1e-9)) {
+        std::fprintf(stderr, "zcoll-bench coll: reported eb_abs %.9g is looser than the requested %.9g\n", r.eb_abs,
+                     r.eb_abs_expected);
+        fail = true;
+      }
+    }
+    std::fflush(stdout);  // each result reaches mpiexec as soon as it is known
+    worst = std::max(worst, fail ? 1 : 0);
+  }
+  return worst;
 }
 
 }  // namespace
@@ -865,7 +977,8 @@ int coll_main(int argc, char** argv) {
   // the rest still run (failures are agreed on by all ranks, so none is left waiting).
   int worst = 0;
   for (const std::string& op : o.ops)
-    for (size_t bytes : o.bytes_list)
+    for (size_t bytes : o.bytes_list) {
+      std::vector<Opts> group;
       for (const std::string& algo : o.algos)
         for (int threads : o.threads_list) {
           Opts one = o;
@@ -873,7 +986,13 @@ int coll_main(int argc, char** argv) {
           one.bytes = bytes;
           one.algo = algo;
           one.threads = threads;
-          worst = std::max(worst, run_one(one));
+          group.push_back(one);
         }
+      if (o.interleave) {
+        worst = std::max(worst, run_group(group, true));
+      } else {
+        for (const Opts& one : group) worst = std::max(worst, run_group({one}, false));
+      }
+    }
   return finish(worst);
 }

@@ -25,8 +25,13 @@ WARMUP=${ZCOLL_STUDY_WARMUP:-0}
 # A launch's time limit: MPICH's MPI_Finalize can hang across namespaces after every result is
 # out (run.sh keeps the output), which costs the whole limit.
 TIMEOUT=${ZCOLL_STUDY_TIMEOUT:-600}
+# AUTO and the paths it is weighed against, call by call in turn (zcoll-bench coll
+# --interleave): a slow spell of the host, which lasts seconds to minutes here, then meets
+# them all, where in blocks it fell on whichever path ran then. ZCOLL_STUDY_INTERLEAVE=0: blocks.
+INTERLEAVE=()
+[ "${ZCOLL_STUDY_INTERLEAVE:-1}" = 0 ] || INTERLEAVE=(--interleave)
 run() { "$PY" "$HERE/sweep.py" --build "$BUILD" --out "$OUT" --input "$INPUT" --sizes "$SIZES" --ops "$OPS" \
-        --algos all --iters "$ITERS" --warmup "$WARMUP" --timeout "$TIMEOUT" "$@" ||
+        --algos all --iters "$ITERS" --warmup "$WARMUP" --timeout "$TIMEOUT" "${INTERLEAVE[@]}" "$@" ||
         echo "run_auto_study: a launch failed ($*)" >&2; }
 # ZCOLL_STUDY_RATES_2 / _4 set to "" skip that part.
 R2=${ZCOLL_STUDY_RATES_2-1gbit,10gbit,shm,2.5gbit}

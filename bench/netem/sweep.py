@@ -3,7 +3,8 @@
 
 For every rate and rank count asked for, and every op, one launch of bench/netem/run.sh runs
 `zcoll-bench coll` across network namespaces with every size x algorithm x thread count of
-that op (zcoll-bench takes lists, so the link is set up and checked once per launch). Each
+that op (zcoll-bench takes lists, so the link is set up and checked once per launch);
+`--interleave` times them call by call in turn instead of in blocks. Each
 result is one JSON line (zcoll-bench's keys plus rate, link_ranks and launch) appended to
 OUT/results.jsonl. `--plot-only` redraws the plots from an existing results.jsonl.
 
@@ -107,7 +108,7 @@ def run_sweep(args, out_jsonl):
                               "--eb-mode", "rel", "--eb", str(args.eb), "--bytes", args.sizes,
                               "--algo", algos_for(args, op, per_node),
                               "--threads", ",".join(map(str, threads)), "--iters", str(args.iters), "--warmup",
-                              str(args.warmup), "--json"]
+                              str(args.warmup), "--json"] + (["--interleave"] if args.interleave else [])
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
             t0 = time.time()
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, **args.env})
@@ -244,7 +245,11 @@ def auto_table(out_dir, out_jsonl):
                 "timed calls' medians); target <= 1.05. 'all calls': the sum of AUTO's timed calls (its "
                 "learning included) over the sum of the best choice's; 'second half': the median of the "
                 "second half of AUTO's timed calls over that of the best choice's (AUTO's choice once "
-                "learned); 'AUTO's calls': what each call ran, in order.\n\n" + "\n".join(rows) + "\n")
+                "learned); 'AUTO's calls': what each call ran, in order. "
+                + ("Every path's calls interleaved with the others' (zcoll-bench coll --interleave)."
+                   if recs and all(r.get("interleaved") for r in recs) else
+                   "Each path's calls in a block (not interleaved), plain MPI timed before each.")
+                + "\n\n" + "\n".join(rows) + "\n")
     written = [path]
     import matplotlib
     matplotlib.use("Agg")
@@ -293,6 +298,9 @@ def main():
                          "(often with 4 ranks), and then the launch lasts this long, its printed results kept")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="environment for the launches, recorded in the results (repeatable)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="time plain MPI and every algorithm of an op and size call by call in turn "
+                         "(zcoll-bench coll --interleave), so that host drift meets them alike")
     ap.add_argument("--plot-only", action="store_true")
     args = ap.parse_args()
     args.env = dict(item.split("=", 1) for item in args.env)

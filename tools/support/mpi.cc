@@ -15,23 +15,25 @@ std::string mpi_library() {
   return s;
 }
 
+double time_call(const std::function<int()>& call, int* code) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  const int mine = call();
+  // Every rank learns of a failure anywhere, so that none waits in a later collective.
+  double v[2] = {MPI_Wtime() - t0, static_cast<double>(mine)}, m[2];
+  MPI_Allreduce(v, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  *code = m[1] == 0 ? 0 : mine ? mine : static_cast<int>(m[1]);
+  return m[0];
+}
+
 double time_collective(int warmup, int iters, const std::function<int()>& call, int* code,
                        std::vector<double>* times) {
   times->clear();
   for (int i = 0; i < warmup + iters; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    const int mine = call();
-    // Every rank learns of a failure anywhere, so that none waits in a later collective.
-    double v[2] = {MPI_Wtime() - t0, static_cast<double>(mine)}, m[2];
-    MPI_Allreduce(v, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (m[1] != 0) {
-      *code = mine ? mine : static_cast<int>(m[1]);
-      return 0;
-    }
-    if (i >= warmup) times->push_back(m[0]);
+    const double t = time_call(call, code);
+    if (*code) return 0;
+    if (i >= warmup) times->push_back(t);
   }
-  *code = 0;
   return median(*times);
 }
 

@@ -101,6 +101,10 @@ std::string codec_names(const char* sep, const char* last_sep);
 // The first line of MPI_Get_library_version, tabs as spaces: which MPI produced a result.
 std::string mpi_library();
 
+// Times one call of a collective after an MPI_Barrier: the slowest rank's time. *code: 0
+// where it succeeded on every rank, else this rank's code, or the largest over the ranks.
+double time_call(const std::function<int()>& call, int* code);
+
 // Times warmup + iters calls of a collective (call returns an MPI or zcoll code, 0 for
 // success), each after an MPI_Barrier, and keeps the slowest rank's time of the last iters
 // in *times; returns their median. Where a call fails on any rank, stops there on every
