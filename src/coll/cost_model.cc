@@ -762,8 +762,13 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     if (alt >= 0 && pred[alt] < margin * pred[chosen]) run_path(alt);
   }
   // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
-  // schedule within 1.25x, or a schedule whose bare model beats the chosen path) runs once
-  // more, plain MPI first. Its one run may have been cold: the communicator's first call
+  // schedule within 1.25x, or a schedule that would beat the chosen path at the chosen one's
+  // factor, or at its bare model where that factor is above 1) runs once more, plain MPI
+  // first. The chosen schedule's factor carries what the model misjudges for every schedule
+  // alike (a link figure): a 16 MiB bcast at 2.5 Gbit/s had the binomial tree modelled at
+  // 9.7 ms and scatter-allgather at 11.1 ms; the tree's one run, the communicator's first,
+  // took 13.8 ms, scatter-allgather then 6.1-6.4 ms (factor 0.55), and the tree, 5.0 ms once
+  // warm, never ran again in 29 calls. Its one run may have been cold: the communicator's first call
   // (first-touch pages, a TCP connection idle since set-up) or the schedule's first (its
   // buffers), and a factor learned from it alone can be 2x too high, or 19x (a 1 MiB bcast's
   // first call at 1 Gbit/s: 14.7 ms against 0.78 ms after), with nothing to run the path
@@ -774,7 +779,8 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     int again = -1;
     for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
       if (path != chosen && model[path] > 0 && s.runs[collective][size][path] == 1 &&
-          (pred[path] < (path ? 1.25 : 2.0) * pred[chosen] || (path && model[path] < pred[chosen])) &&
+          (pred[path] < (path ? 1.25 : 2.0) * pred[chosen] ||
+           (path && model[path] * std::min(f[chosen], 1.0) < pred[chosen])) &&
           (again < 0 || pred[path] < pred[again]))
         again = path;
     if (again >= 0) run_path(again);
