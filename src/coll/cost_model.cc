@@ -541,8 +541,13 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   // binomial took 0.42-0.54 ms. Not more often: the agreement's range pass and sample, which
   // the fast path saves, cost about 40% of a plain call on shared memory (with every 4th
   // call, 4 of 30 calls paid it).
+  // The 4th call of a stretch that follows a compressed call goes too (fast_calls restarts
+  // there, in decide()): plain MPI took over when the schedule's factor rose, and where that
+  // was a slow spell of the host, plain MPI's factor, learned before it, hides the same
+  // spell. A 64 MiB reduce_scatter at 10 Gbit/s ran plain MPI for 9 calls at 1.2-1.5x the
+  // ring's time, until the 8th.
   const int n = ++s.fast_calls[collective][size];
-  if (n == 8 || n % 16 == 0) return false;
+  if (n == 4 || n == 8 || n % 16 == 0) return false;
   s.fast_collective = collective;
   s.fast_size = size;
   s.fast_model = plain / f[0];
@@ -762,10 +767,10 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     if (alt >= 0 && pred[alt] < margin * pred[chosen]) run_path(alt);
   }
   // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
-  // schedule within 1.25x, or a schedule that would beat the chosen path at the chosen one's
-  // factor, or at its bare model where that factor is above 1) runs once more, plain MPI
-  // first. The chosen schedule's factor carries what the model misjudges for every schedule
-  // alike (a link figure): a 16 MiB bcast at 2.5 Gbit/s had the binomial tree modelled at
+  // schedule within 1.25x, or a schedule that would beat the chosen path at its bare model,
+  // or at the chosen schedule's factor where that is below 1) runs once more, plain MPI
+  // first. A schedule's factor carries what the model misjudges for every schedule alike (a
+  // link figure; plain MPI's does not: it has no codec): a 16 MiB bcast at 2.5 Gbit/s had the binomial tree modelled at
   // 9.7 ms and scatter-allgather at 11.1 ms; the tree's one run, the communicator's first,
   // took 13.8 ms, scatter-allgather then 6.1-6.4 ms (factor 0.55), and the tree, 5.0 ms once
   // warm, never ran again in 29 calls. Its one run may have been cold: the communicator's first call
@@ -780,7 +785,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
       if (path != chosen && model[path] > 0 && s.runs[collective][size][path] == 1 &&
           (pred[path] < (path ? 1.25 : 2.0) * pred[chosen] ||
-           (path && model[path] * std::min(f[chosen], 1.0) < pred[chosen])) &&
+           (path && model[path] * (chosen ? std::min(f[chosen], 1.0) : 1.0) < pred[chosen])) &&
           (again < 0 || pred[path] < pred[again]))
         again = path;
     if (again >= 0) run_path(again);
@@ -794,6 +799,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // and one 3x faster would never run. Each schedule once per size class, at under 3x.
   if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < kExplore * pred[chosen]) run_path(untried);
   const int path = d.plain ? 0 : d.choice.schedule;
+  if (path) s.fast_calls[collective][size] = 0;  // see surely_plain()
   d.t_predicted = pred[path];
   s.last_collective = collective;
   s.last_size = size;
