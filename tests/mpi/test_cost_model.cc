@@ -57,6 +57,16 @@ struct Sim {
     c.topo.rail_comm = MPI_COMM_SELF;
     c.model->intra = {0.5e-6, 8.0 / (node_gbps * 1e9)};
   }
+  void codec(double compress, double decompress) {
+    comp = compress;
+    decomp = decompress;
+  }
+  void spell(int path, double factor, size_t from, size_t until) {
+    slow_path = path;
+    slow = factor;
+    slow_from = from;
+    slow_until = until;
+  }
   ~Sim() {
     c.comm = MPI_COMM_NULL;
     c.topo.rail_comm = MPI_COMM_NULL;
@@ -108,8 +118,7 @@ constexpr size_t kMiB = size_t{1} << 20;
 // rule a 1 MiB allgather on shared memory ran Bruck five times at 2.2x plain MPI's time.)
 TEST(CostModel, ColdPlainMpiIsMeasuredAgain) {
   Sim s(2, 20.0);  // at these codec speeds, compression and plain MPI are modelled close
-  s.comp = 0.2e-9;
-  s.decomp = 0.1e-9;
+  s.codec(0.2e-9, 0.1e-9);
   s.cold = 2.5;
   s.warm = {{0, 1.0e-4}, {ZCOLL_ALGO_RING, 2.2e-4}, {ZCOLL_ALGO_BRUCK, 2.0e-4}};
   for (int i = 0; i < 12; ++i) s.call(ZCOLL_COLL_ALLGATHER, kMiB);
@@ -186,13 +195,10 @@ TEST(CostModel, UntriedFlatScheduleInheritsTheNodeAwareError) {
 // spell lasts 16 calls; by the 80th call the ring must hold the choice again.
 TEST(CostModel, SlowSpellDoesNotLockOutTheBestSchedule) {
   Sim s(2, 1.0);
-  s.comp = 0.1e-9;  // Nyx's codec speed: 10 GB/s, decompression 20 GB/s
-  s.decomp = 0.05e-9;
+  s.codec(0.1e-9, 0.05e-9);  // Nyx's codec speed: 10 GB/s, decompression 20 GB/s
   s.homomorphic = true;
   s.warm = {{0, 150e-3}, {ZCOLL_ALGO_RING, 14e-3}, {ZCOLL_ALGO_RECURSIVE_DOUBLING, 18e-3}};
-  s.slow_path = ZCOLL_ALGO_RING;
-  s.slow = 24.0 / 14;
-  s.slow_until = 16;
+  s.spell(ZCOLL_ALGO_RING, 24.0 / 14, 0, 16);
   for (int i = 0; i < 80; ++i) s.call(ZCOLL_COLL_ALLREDUCE, 16 * kMiB);
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 64), 14) << "calls 65-80 must run the ring: " << s.trace();
 }
@@ -204,12 +210,9 @@ TEST(CostModel, SlowSpellDoesNotLockOutTheBestSchedule) {
 // call runs plain MPI.
 TEST(CostModel, PlainMpiSlowerAfterItsFirstRunsIsRelearned) {
   Sim s(2, 10.0);
-  s.comp = 0.3e-9;
-  s.decomp = 0.15e-9;
+  s.codec(0.3e-9, 0.15e-9);
   s.warm = {{0, 0.85e-3}, {ZCOLL_ALGO_BINOMIAL, 0.54e-3}, {ZCOLL_ALGO_SCATTER_ALLGATHER, 0.6e-3}};
-  s.slow_path = 0;
-  s.slow = 0.53 / 0.85;
-  s.slow_until = 5;
+  s.spell(0, 0.53 / 0.85, 0, 5);
   for (int i = 0; i < 30; ++i) s.call(ZCOLL_COLL_BCAST, kMiB);
   EXPECT_EQ(s.runs_of(0, 10), 0) << "calls 11-30 must all be compressed: " << s.trace();
 }
@@ -220,8 +223,7 @@ TEST(CostModel, PlainMpiSlowerAfterItsFirstRunsIsRelearned) {
 // the 24th call, at most one more runs plain MPI.
 TEST(CostModel, ColdSampleAfterPlainMpiDoesNotKeepIt) {
   Sim s(2, 10.0);
-  s.comp = 0.3e-9;
-  s.decomp = 0.15e-9;
+  s.codec(0.3e-9, 0.15e-9);
   s.cold_sample = 1.8;
   s.homomorphic = true;
   s.warm = {{0, 15.0e-3}, {ZCOLL_ALGO_RING, 11.2e-3}, {ZCOLL_ALGO_RECURSIVE_DOUBLING, 15.7e-3}};
@@ -236,8 +238,7 @@ TEST(CostModel, ColdSampleAfterPlainMpiDoesNotKeepIt) {
 // from the 6th call on hold the choice (but for the re-checks of scatter-allgather).
 TEST(CostModel, ColdFirstRunOfTheBetterScheduleIsRunAgain) {
   Sim s(2, 2.5);
-  s.comp = 0.1e-9;
-  s.decomp = 0.05e-9;
+  s.codec(0.1e-9, 0.05e-9);
   s.cold = 13.8 / 5.0;
   s.warm = {{0, 56e-3}, {ZCOLL_ALGO_BINOMIAL, 5.0e-3}, {ZCOLL_ALGO_SCATTER_ALLGATHER, 6.2e-3}};
   for (int i = 0; i < 30; ++i) s.call(ZCOLL_COLL_BCAST, 16 * kMiB);
@@ -252,14 +253,10 @@ TEST(CostModel, ColdFirstRunOfTheBetterScheduleIsRunAgain) {
 // that re-check, as in the real run).
 TEST(CostModel, HostSlowSpellDoesNotHandPlainMpiTheCalls) {
   Sim s(2, 10.0);
-  s.comp = 0.4e-9;
-  s.decomp = 0.2e-9;
+  s.codec(0.4e-9, 0.2e-9);
   s.homomorphic = true;
   s.warm = {{0, 58e-3}, {ZCOLL_ALGO_RING, 40e-3}};
-  s.slow_path = Sim::kEveryPath;
-  s.slow = 1.8;
-  s.slow_from = 12;
-  s.slow_until = 19;
+  s.spell(Sim::kEveryPath, 1.8, 12, 19);
   for (int i = 0; i < 30; ++i) s.call(ZCOLL_COLL_REDUCE_SCATTER, 64 * kMiB);
   EXPECT_LE(s.runs_of(0, 12), 5) << s.trace();
 }
