@@ -336,8 +336,8 @@ typedef enum zcoll_bound_target {
  *   is predicted (or modelled, before any factor is learned) to win by less than 2x and
  *   plain MPI has not been measured at that size, the first call runs plain MPI to measure
  *   it; a path run only once and predicted close to the one chosen (plain MPI within 2x, a
- *   schedule within 1.25x or by its bare model faster) runs a second time, as its first run
- *   may have been cold; a schedule not yet run at that size and predicted within 3x of the
+ *   schedule within 1.25x, or by its bare model or at the chosen schedule's factor below 1
+ *   faster) runs a second time, as its first run may have been cold; a schedule not yet run at that size and predicted within 3x of the
  *   path chosen (by its own model and the errors the model showed on other paths) runs once;
  *   every 8th call runs the runner-up of the paths measured if it is predicted within 1.25x,
  *   every 16th within 1.5x (a slow spell must not lock a path out). On nodes of several ranks the
@@ -349,8 +349,9 @@ typedef enum zcoll_bound_target {
  *   measured plain MPI on the collective at that size, a call that plain MPI wins even if
  *   its data compressed to nothing goes to MPI directly, without the agreement; so does
  *   one that plain MPI wins at the collective's last agreed ratio, by what was learned. The
- *   8th such call, then every 16th, still makes the agreement: it sees the data again, and
- *   carries plain MPI's times on the fast path, from which the model learns. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
+ *   8th such call, then every 16th, and the 4th after a compressed call, still makes the
+ *   agreement: it sees the data again, and carries plain MPI's times on the fast path, from
+ *   which the model learns. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
  *   environment sets ZCOLL_NODE_KEY, the ranks with the same key (for test set-ups whose
  *   "nodes" share a host).
  * COMPRESS: always compress at or above min_bytes; AUTO picks the schedule from a fixed

@@ -200,8 +200,11 @@ def auto_table(out_dir, out_jsonl):
     link, op, input and size: a markdown table and a plot of auto / best."""
     recs = [json.loads(l) for l in open(out_jsonl) if l.strip()]
     cells = {}
+    by_name = {}  # key -> {algo: its record} (threads 1)
     for r in recs:
         key = (r["rate"], str(r["link_ranks"]), r["op"], os.path.basename(r.get("input", "")), r["bytes_per_rank"])
+        if r.get("threads", 1) == 1:
+            by_name.setdefault(key, {})[r["algo"]] = r
         cell = cells.setdefault(key, {})
         calls = cell.setdefault("calls", {})  # name -> its timed calls (call_times_s)
         cell["mpi"] = min(cell.get("mpi", 1e30), r["time_mpi_s"])
@@ -239,6 +242,18 @@ def auto_table(out_dir, out_jsonl):
         rows.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3][:16]} | {key[4] / 2**20:.0f} | {c['mpi']:.4f} | "
                     f"{best} | {fixed[best]:.4f} | {c.get('auto_ran', '?')} | {c['auto']:.4f} | {ratio:.3f} | "
                     f"{whole} | {late} | {c['mpi'] / c['auto']:.2f}x | {paths} |")
+    # The measurement's own noise: `zcoll` (the fixed table's choice) runs the same path as one
+    # fixed algorithm of the cell, timed separately; how far apart are the two?
+    twins = []
+    for key, r in sorted(by_name.items()):
+        z = r.get("zcoll")
+        twin = r.get(z["algo_ran"]) if z and z["algo_ran"] != "zcoll" else None
+        if twin and z["time_s"] > 0 and twin["time_s"] > 0:
+            twins.append(max(z["time_s"], twin["time_s"]) / min(z["time_s"], twin["time_s"]))
+    twins.sort()
+    noise = (f"Noise floor: in {len(twins)} cells `zcoll` ran the same path as a fixed algorithm timed beside "
+             f"it; the slower of the two took {twins[len(twins) // 2]:.3f}x the faster (median), more than "
+             f"1.05x in {sum(t > 1.05 for t in twins)}, at most {twins[-1]:.3f}x.\n\n") if twins else ""
     path = os.path.join(out_dir, "auto_vs_best.md")
     with open(path, "w") as f:
         f.write("AUTO's time over the fastest of plain MPI and the fixed zcoll choices (each the best of its "
@@ -249,7 +264,7 @@ def auto_table(out_dir, out_jsonl):
                 + ("Every path's calls interleaved with the others' (zcoll-bench coll --interleave)."
                    if recs and all(r.get("interleaved") for r in recs) else
                    "Each path's calls in a block (not interleaved), plain MPI timed before each.")
-                + "\n\n" + "\n".join(rows) + "\n")
+                + "\n\n" + noise + "\n".join(rows) + "\n")
     written = [path]
     import matplotlib
     matplotlib.use("Agg")
