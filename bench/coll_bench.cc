@@ -654,8 +654,8 @@ void record_errors(Op op, RedOp rop, const Algo& algo, const std::vector<T>& fie
 // one per configuration (--algo mpi is plain MPI's own). In turn, a column's calls all run
 // before the next column's. Interleaved, call i of every column runs before call i + 1 of
 // any, in an order shuffled anew for each i, so that every path meets the same drift of the
-// host (a slower spell shared by all of them, not charged to one) and the same predecessors. After a column's last call, its output is checked against
-// the bound. res[k]: configuration k's result, whose header the caller fills; failed[k]: 1
+// host (a slower spell shared by all of them, not charged to one) and the same predecessors.
+// After a column's last call, its output is checked against the bound. res[k]: configuration k's result, whose header the caller fills; failed[k]: 1
 // where its calls failed, or plain MPI's.
 template <class T>
 void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vector<T>& field,
@@ -715,7 +715,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
     r.predicted_mpi.push_back(each.t_predicted_plain);
     return c.mine;
   };
-  // After a column's last call, while its output is in its buffer (plain MPI's in b.ref,
+  // After a column's last call, while its output is in its buffer (plain MPI's in mpi_out,
   // the others' in b.got).
   auto finish_column = [&](Column& c) {
     const T* result = c.algo.algorithm == ZCOLL_ALGO_MPI ? mpi_out : b.got.data();

@@ -769,16 +769,17 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
   // schedule within 1.25x, or a schedule that would beat the chosen path at its bare model,
   // or at the chosen schedule's factor where that is below 1) runs once more, plain MPI
-  // first. A schedule's factor carries what the model misjudges for every schedule alike (a
-  // link figure; plain MPI's does not: it has no codec): a 16 MiB bcast at 2.5 Gbit/s had the binomial tree modelled at
-  // 9.7 ms and scatter-allgather at 11.1 ms; the tree's one run, the communicator's first,
-  // took 13.8 ms, scatter-allgather then 6.1-6.4 ms (factor 0.55), and the tree, 5.0 ms once
-  // warm, never ran again in 29 calls. Its one run may have been cold: the communicator's first call
-  // (first-touch pages, a TCP connection idle since set-up) or the schedule's first (its
-  // buffers), and a factor learned from it alone can be 2x too high, or 19x (a 1 MiB bcast's
-  // first call at 1 Gbit/s: 14.7 ms against 0.78 ms after), with nothing to run the path
-  // again before the next re-check (on shared memory, a 1 MiB allgather ran Bruck five times
-  // at 2.2x plain MPI's time; at 1 Gbit/s that bcast then ran plain MPI nine times, 11x).
+  // first. Its one run may have been cold: the communicator's first call (first-touch pages,
+  // a TCP connection idle since set-up) or the schedule's first (its buffers), and a factor
+  // learned from it alone can be 2x too high, or 19x (a 1 MiB bcast's first call at 1 Gbit/s:
+  // 14.7 ms against 0.78 ms after), with nothing to run the path again before the next
+  // re-check (on shared memory, a 1 MiB allgather ran Bruck five times at 2.2x plain MPI's
+  // time; at 1 Gbit/s that bcast then ran plain MPI nine times, 11x). The chosen schedule's
+  // factor counts because it carries what the model misjudges for every schedule alike (a
+  // link figure; plain MPI's factor does not: it has no codec): a 16 MiB bcast at 2.5 Gbit/s
+  // had the binomial tree modelled at 9.7 ms and scatter-allgather at 11.1 ms; the tree's one
+  // run, the communicator's first, took 13.8 ms, scatter-allgather then 6.1-6.4 ms (factor
+  // 0.55), and the tree, 5.0 ms once warm, never ran again in 29 calls.
   // The second run is learned at once, and the factor becomes the faster of the two.
   if (!d.probe && comp > 0) {
     int again = -1;

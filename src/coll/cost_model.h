@@ -57,7 +57,8 @@ struct ModelState {
   static constexpr int kSeen = 3;
   double seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
-  int fast_calls[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls the fast path took or sent on
+  // calls the fast path took or sent on, since the last compressed call
+  int fast_calls[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // The last decided call, whose measured time (each rank's) the next agreement carries.
   int last_collective = -1, last_size = 0, last_path = 0;
   double last_model = 0;   // its predicted time before learning
