@@ -339,8 +339,11 @@ typedef enum zcoll_bound_target {
  *   schedule within 1.25x, or by its bare model or at the chosen schedule's factor below 1
  *   faster) runs a second time, as its first run may have been cold; a schedule not yet run at that size and predicted within 3x of the
  *   path chosen (by its own model and the errors the model showed on other paths) runs once;
- *   every 8th call runs the runner-up of the paths measured if it is predicted within 1.25x,
- *   every 16th within 1.5x (a slow spell must not lock a path out). On nodes of several ranks the
+ *   every 8th call runs, of the other paths measured and predicted within 1.25x, the one run
+ *   least recently, every 16th within 1.5x, every 32nd within 2x, every 64th within 3x, and
+ *   one of those two that ran faster than the chosen path was predicted to runs once more at
+ *   the next call (a slow spell
+ *   must not lock a path out; each band costs at most about 3%). On nodes of several ranks the
  *   node-aware schedules, compressed and plain (ZCOLL_ALGO_HIERARCHICAL and
  *   ZCOLL_ALGO_PLAIN_HIERARCHICAL), are among the paths. Every rank takes the
  *   same decision: what differs between ranks travels in the call's agreement allreduce

@@ -650,12 +650,14 @@ void learn(ModelState& s, double seconds, double overhead) {
     else if (runs == 2) f = std::min(hist[0], hist[1]);
     else f = std::max(std::min(hist[0], hist[1]), std::min(std::max(hist[0], hist[1]), hist[2]));
     f = std::clamp(f, 1.0 / 16, 16.0);
+    if (s.recheck_bar > 0 && seconds < s.recheck_bar) s.confirm[s.last_collective][s.last_size] = s.last_path + 1;
     // A fixed cost: noise only adds to it, so the least seen. The first call's (cold caches,
     // the first sample) is not used on its own: surely_plain() waits for a second.
     double& o = s.overhead[s.last_collective][s.last_size];
     o = s.overhead_runs[s.last_collective][s.last_size]++ ? std::min(o, overhead) : overhead;
   }
   s.last_collective = -1;
+  s.recheck_bar = 0;
 }
 
 }  // namespace
@@ -747,24 +749,44 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // Plain MPI's first two runs are learned at once (the fast path waits for the second),
   // and no other probe takes their place.
   if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
-  // Every 8th call decided here, the runner-up among the paths already run here (plain MPI
-  // or a schedule) runs instead when predicted within 1.25x, and every 16th within 1.5x: a
-  // factor learned from a few noisy calls can hold a wrong choice, and nothing else would
-  // run the other path again (at 1 Gbit/s a ring allreduce ran at 1.7x its usual time for a
-  // dozen calls, and recursive doubling, 1.3x the usual ring, then held every later call).
-  // Each costs at most about 3% (25% on one call in 8, 50% on one in 16).
   auto run_path = [&](int path) {
     d.plain = path == 0;
     if (path) d.choice.schedule = path;
     d.probe = true;
   };
   const int chosen = d.plain ? 0 : d.choice.schedule;
+  // The last re-check of a wide band (below) ran faster than the chosen path was predicted
+  // to: it runs again, and two fast runs of three move its factor (learn()).
+  int& confirm = s.confirm[collective][size];
+  if (!d.probe && comp > 0 && confirm > 0 && confirm - 1 != chosen) run_path(confirm - 1);
+  confirm = 0;
+  // Every 8th call decided here, of the other paths already run here (plain MPI or a
+  // schedule) and predicted within 1.25x of the chosen one, the one run least recently runs
+  // instead; every 16th call within 1.5x, every 32nd within 2x, every 64th within kExplore.
+  // A factor learned from a few noisy calls can hold a wrong choice, and nothing else would
+  // run the other path again: at 1 Gbit/s a ring allreduce ran at 1.7x its usual time for a
+  // dozen calls, and recursive doubling, 1.3x the usual ring, then held every later call; on
+  // shared memory six slow plain calls of twelve set plain MPI's factor to 1.8x the
+  // schedules', and Bruck and the ring, each the other's runner-up, held 69 calls at 1.9x
+  // plain MPI's time. Each band costs at most about 3% of the calls' time (25% on one call
+  // in 8, 50% on one in 16, 100% on one in 32, 200% on one in 64).
+  int* last_ran = s.last_ran[collective][size];
   if (!d.probe && comp > 0 && ++s.decided[collective][size] % 8 == 0) {
+    const int n = s.decided[collective][size];
+    const double margin = n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.25;
     int alt = -1;
     for (int path = 0; path < ModelState::kPaths; ++path)
-      if (path != chosen && ran[path] && model[path] > 0 && (alt < 0 || pred[path] < pred[alt])) alt = path;
-    const double margin = s.decided[collective][size] % 16 == 0 ? 1.5 : 1.25;
-    if (alt >= 0 && pred[alt] < margin * pred[chosen]) run_path(alt);
+      if (path != chosen && ran[path] && model[path] > 0 && pred[path] < margin * pred[chosen] &&
+          (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && pred[path] < pred[alt])))
+        alt = path;
+    if (alt >= 0) {
+      run_path(alt);
+      // From the wide bands only: there the next re-check is 32-64 calls away, where in the
+      // narrow ones it comes within 8-16, and a host spell just over leaves the chosen
+      // path's factor high for a call or two (a re-check confirmed on that handed a 64 MiB
+      // reduce_scatter to plain MPI, 1.45x slower, for 11 calls).
+      if (margin > 1.5) s.recheck_bar = pred[chosen];
+    }
   }
   // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
   // schedule within 1.25x, or a schedule that would beat the chosen path at its bare model,
@@ -800,6 +822,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // and one 3x faster would never run. Each schedule once per size class, at under 3x.
   if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < kExplore * pred[chosen]) run_path(untried);
   const int path = d.plain ? 0 : d.choice.schedule;
+  last_ran[path] = s.decided[collective][size];
   if (path) s.fast_calls[collective][size] = 0;  // see surely_plain()
   d.t_predicted = pred[path];
   s.last_collective = collective;

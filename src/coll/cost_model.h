@@ -13,7 +13,10 @@
 //           path run once and predicted close to the chosen one runs a second time, a
 //           schedule predicted within 3x of plain MPI is tried once, so is every schedule
 //           predicted within 3x of the path chosen, and every 8th call through the
-//           agreement runs a runner-up predicted within 1.25x, every 16th within 1.5x.
+//           agreement runs the path run least recently of those predicted within 1.25x,
+//           every 16th within 1.5x,
+//           every 32nd within 2x, every 64th within 3x (those two once more at once where
+//           they ran faster than the chosen path was predicted to).
 // Every rank takes the same decision: the inputs that differ per rank travel in the
 // agreement allreduce every compressed call already makes (call.h), each rank keeps the
 // worst (MAX) of each, and the decision is a pure function of agreed values. Nothing
@@ -57,6 +60,12 @@ struct ModelState {
   static constexpr int kSeen = 3;
   double seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
+  // A periodic re-check within 2x or 3x that ran faster than the path chosen was predicted
+  // to run is run once more at the next decided call (path + 1; 0: none): one fast run moves a median of
+  // three only halfway. recheck_bar: that prediction, while the re-check is being learned.
+  int confirm[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  double recheck_bar = 0;
+  int last_ran[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};  // `decided` at its last run
   // calls the fast path took or sent on, since the last compressed call
   int fast_calls[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // The last decided call, whose measured time (each rank's) the next agreement carries.

@@ -261,6 +261,26 @@ TEST(CostModel, HostSlowSpellDoesNotHandPlainMpiTheCalls) {
   EXPECT_LE(s.runs_of(0, 12), 5) << s.trace();
 }
 
+// A slow spell of plain MPI alone, learned from its fast-path calls, must not hand the calls
+// to compression for good. On shared memory a 1 MiB Nyx allgather (plain MPI 0.2 ms, ring
+// and Bruck 0.35-0.40 ms) had 6 of 12 plain calls at 0.7 ms; plain MPI's factor rose to
+// 3.4x, 1.8x the schedules' time, past every re-check's margin, and Bruck and the ring held
+// the next 69 calls (AUTO 1.94x plain MPI over 100 calls). Here the spell covers calls
+// 9-24; from the 49th call on, plain MPI must hold the choice again: the 32nd decided call
+// re-checks plain MPI, predicted 1.8x the schedules, and, as it ran faster than them, at once
+// again (without that second run plain MPI came back at the 73rd call, without the 32nd
+// call's wider margin never).
+TEST(CostModel, PlainMpiSpellDoesNotLockItOut) {
+  Sim s(2, 20.0);
+  s.codec(0.2e-9, 0.1e-9);
+  s.warm = {{0, 0.20e-3}, {ZCOLL_ALGO_RING, 0.38e-3}, {ZCOLL_ALGO_BRUCK, 0.37e-3}};
+  s.spell(0, 3.5, 8, 24);
+  for (int i = 0; i < 100; ++i) s.call(ZCOLL_COLL_ALLGATHER, kMiB);
+  EXPECT_GT(s.runs_of(ZCOLL_ALGO_RING, 24) + s.runs_of(ZCOLL_ALGO_BRUCK, 24), 0)
+      << "the spell must hand some calls to compression, else this tests nothing: " << s.trace();
+  EXPECT_GE(s.runs_of(0, 48), 50) << "calls 49-100 must run plain MPI: " << s.trace();
+}
+
 // The decision is a pure function of agreed state: two simulated "ranks" fed the same
 // figures take the same path at every call.
 TEST(CostModel, SameInputsSameDecisions) {
