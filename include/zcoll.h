@@ -332,7 +332,9 @@ typedef enum zcoll_bound_target {
  *   codec speed of the call's own data, from a sample of about 0.4% of each rank's values
  *   (below 4 MiB, the collective's last agreed ratio once there is one; the speed is the
  *   fastest of the collective's last 8 samples, as one taken cold runs slower); and the measured
- *   time of earlier calls, per collective, size (factors of 4) and path. Where compression
+ *   time of earlier calls, per collective, size (factors of 4) and path; a compressed path's
+ *   time counts the agreement, range pass and sample that its every call pays and plain
+ *   MPI's fast-path calls skip. Where compression
  *   is predicted (or modelled, before any factor is learned) to win by less than 2x and
  *   plain MPI has not been measured at that size, the first call runs plain MPI to measure
  *   it; a path run only once and predicted close to the one chosen (plain MPI within 2x, a
@@ -342,8 +344,8 @@ typedef enum zcoll_bound_target {
  *   every 8th call runs, of the other paths measured and predicted within 1.25x, the one run
  *   least recently, every 16th within 1.5x, every 32nd within 2x, every 64th within 3x, and
  *   one of those two that ran faster than the chosen path was predicted to runs once more at
- *   the next call (a slow spell
- *   must not lock a path out; each band costs at most about 3%). On nodes of several ranks the
+ *   the next call (a slow spell must not lock a path out; each band costs at most about 3%).
+ *   On nodes of several ranks the
  *   node-aware schedules, compressed and plain (ZCOLL_ALGO_HIERARCHICAL and
  *   ZCOLL_ALGO_PLAIN_HIERARCHICAL), are among the paths. Every rank takes the
  *   same decision: what differs between ranks travels in the call's agreement allreduce

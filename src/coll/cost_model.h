@@ -8,7 +8,9 @@
 //           of it decompressed); the speed is the fastest of the collective's last 8;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the median of the last three runs (for plain
-//           MPI also the median of its fast-path calls between two agreements); plain MPI
+//           MPI also the median of its fast-path calls between two agreements), and what
+//           a call through the agreement pays before its path runs (a compressed path pays
+//           it at every call, plain MPI's fast path does not); plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a
 //           path run once and predicted close to the chosen one runs a second time, a
 //           schedule predicted within 3x of plain MPI is tried once, so is every schedule
