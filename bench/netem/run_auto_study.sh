@@ -19,7 +19,9 @@ OPS=${ZCOLL_STUDY_OPS:-allreduce,bcast,allgather,reduce_scatter,alltoall}
 # No untimed calls by default: AUTO's first calls on a communicator (what it spends
 # learning) are among the timed ones. With 30 calls the median is the steady state; the
 # table's "all calls" column sums every call, learning included, and "second half" compares
-# the second halves. (docs/results.md: 10 calls left the 1.05x count at the host's noise.)
+# the second halves. (docs/results.md: 10 calls left the 1.05x count at the host's noise; at
+# 30 the twin paths still differ by more than 5% in 2-9 of 60 two-rank cells, at 100 in 1-3:
+# ZCOLL_STUDY_ITERS=100 for the 1.05x verdict, about 15 minutes per field for 2 ranks.)
 ITERS=${ZCOLL_STUDY_ITERS:-30}
 WARMUP=${ZCOLL_STUDY_WARMUP:-0}
 # A launch's time limit: MPICH's MPI_Finalize can hang across namespaces after every result is
