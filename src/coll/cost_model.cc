@@ -717,8 +717,9 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   d.t_predicted_plain = plain_model * f[0];
   // Each path's prediction (model, and model x factor); path 0 is plain MPI. A schedule's
   // also counts the agreement its every call pays, which plain MPI's fast path skips: on
-  // shared memory a 64 MiB bcast's binomial tree ran at plain MPI's speed, 11.3 ms, and its
-  // calls took 13.4-14.1 ms with the agreement and the range pass, against plain MPI's 10.9.
+  // shared memory a 64 MiB bcast's binomial tree ran at plain MPI's speed, about 11.3 ms, and
+  // its calls took a median of 13.8 ms with the agreement and the range pass, against plain
+  // MPI's 11.0.
   const double agreement = agreement_cost(s, collective, size);
   double model[ModelState::kPaths] = {plain_model}, pred[ModelState::kPaths] = {d.t_predicted_plain};
   bool ran[ModelState::kPaths] = {s.runs[collective][size][0] > 0};
