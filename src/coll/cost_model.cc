@@ -649,15 +649,28 @@ void learn(ModelState& s, double seconds, double overhead) {
     // off by 4x must not take several calls to notice); after two runs it is the faster
     // (the first also paid for first-touch pages and connection set-up, and a plain MPI
     // measured too slow only sends the next calls to compression, which goes on learning);
-    // after more, the median of the last three, so that one slow call (a noisy neighbour,
-    // a page fault) does not switch the path. No tight limit: a schedule the model
-    // misjudges by 5x (the node-aware ones on an oversubscribed host) must still come to
-    // be seen as slow.
+    // after more, the second fastest of the last kSeen. The noise of a shared host only
+    // ever adds time, and a path's times are skewed: at 1 Gbit/s a cesm_TS 64 MiB ring
+    // allreduce took 162-333 ms (median 187) where recursive doubling took 201-243 (median
+    // 209). A median of the last three put the ring past recursive doubling
+    // whenever two of three ring calls were slow, and AUTO ran recursive doubling in 38 of
+    // 100 calls (1.10x the ring's median). A low order statistic of five sees through that
+    // tail, and a path re-checked only now and then (every 8th-64th call) is seen faster
+    // again after two fast runs; one fast run alone does not move it. A path that has
+    // really slowed is seen slower after four slow runs of five; no tight limit: a schedule
+    // the model misjudges by 5x (the node-aware ones on an oversubscribed host) must still
+    // come to be seen as slow.
     hist[runs % ModelState::kSeen] = seconds / s.last_model;
     ++runs;
     if (runs == 1) f = hist[0];
     else if (runs == 2) f = std::min(hist[0], hist[1]);
-    else f = std::max(std::min(hist[0], hist[1]), std::min(std::max(hist[0], hist[1]), hist[2]));
+    else {
+      double w[ModelState::kSeen];
+      const int n = std::min(runs, ModelState::kSeen);
+      std::copy_n(hist, n, w);
+      std::nth_element(w, w + 1, w + n);
+      f = w[1];
+    }
     f = std::clamp(f, 1.0 / 16, 16.0);
     if (s.recheck_bar > 0 && seconds < s.recheck_bar) s.confirm[s.last_collective][s.last_size] = s.last_path + 1;
     // A fixed cost: noise only adds to it, so the least seen. The first call's (cold caches,
@@ -770,7 +783,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   };
   const int chosen = d.plain ? 0 : d.choice.schedule;
   // The last re-check of a wide band (below) ran faster than the chosen path was predicted
-  // to: it runs again, and two fast runs of three move its factor (learn()).
+  // to: it runs again, and two fast runs move its factor (learn()).
   int& confirm = s.confirm[collective][size];
   if (!d.probe && comp > 0 && confirm > 0 && confirm - 1 != chosen) run_path(confirm - 1);
   confirm = 0;

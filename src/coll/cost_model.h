@@ -7,7 +7,7 @@
 //           call's data, from a sample of about 0.4% of each rank's values (one slice
 //           of it decompressed); the speed is the fastest of the collective's last 8;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
-//           (plain MPI or one schedule), the median of the last three runs (for plain
+//           (plain MPI or one schedule), the second lowest of the last five runs (for plain
 //           MPI also the median of its fast-path calls between two agreements), and what
 //           a call through the agreement pays before its path runs (a compressed path pays
 //           it at every call, plain MPI's fast path does not); plain MPI
@@ -58,8 +58,8 @@ struct ModelState {
   static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_PLAIN_HIERARCHICAL + 1;
   double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths];
   int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
-  // The last kSeen measured/predicted ratios of each path, whose robust middle is `learned`.
-  static constexpr int kSeen = 3;
+  // The last kSeen measured/predicted ratios of each path; `learned` is their second lowest.
+  static constexpr int kSeen = 5;
   double seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
   // A periodic re-check within 2x or 3x that ran faster than the path chosen was predicted
