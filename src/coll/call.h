@@ -28,7 +28,7 @@ struct Agreement {
   // The cost model's estimates from this rank's sample (0: none); after agree(), the
   // worst over the ranks. prev_time: this rank's time of the last call the model decided,
   // less prev_overhead, what its agreement, range pass and sample cost. fast_plain: the
-  // median of plain MPI's time over its model in this collective's and size's fast-path
+  // 0.3 quantile of plain MPI's time over its model in this collective's and size's fast-path
   // calls since its last agreement (0: none).
   double rho = 0, compress_cost = 0, decompress_cost = 0, prev_time = 0, prev_overhead = 0, fast_plain = 0;
   const void* data = nullptr;  // this rank's values, for the sample

@@ -543,7 +543,7 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
     if (!(plain < likely)) return false;
   }
   // The 8th call here, then every 16th, goes to the agreement all the same. It carries plain
-  // MPI's times on this path (decide() learns their median), sees the data's ratio again,
+  // MPI's times on this path (decide() learns their low order statistic), sees the data's ratio again,
   // and lets decide() re-check the other paths. Without it plain MPI's factor, learned from
   // its first two runs, would hold for good: on cesm_TS a 1 MiB bcast at 10 Gbit/s, learned
   // at 0.44 ms from those, took 0.85 ms after, and ran plain MPI in 28 of 30 calls where the
@@ -692,7 +692,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   learn(s, a.prev_time, a.prev_overhead);
   const int size = size_class(bytes);
   // Then plain MPI's fast-path calls here since the last agreement (the slowest rank's
-  // median): the median of up to 16 steady calls, it outweighs the runs plain MPI's factor
+  // order statistic of them, carry_measurements()): from up to 16 steady calls, it outweighs the runs plain MPI's factor
   // came from, and becomes that factor and its history.
   if (a.fast_plain > 0) {
     const double f = std::clamp(a.fast_plain, 1.0 / 16, 16.0);
@@ -865,12 +865,16 @@ void carry_measurements(zcoll_comm_s& c, int collective, size_t bytes, Agreement
   a.prev_overhead = s.last_overhead;
   const int size = size_class(bytes);
   int& n = s.fast_seen_n[collective][size];
-  // The median of three or more (one alone may be a page fault, a noisy neighbour).
+  // Of three or more (one alone may be a page fault, a noisy neighbour), the same low order
+  // statistic as learn() takes of a path's runs (the second lowest of five, about the 0.3
+  // quantile; the 5th lowest of 16): a median here against that in the schedules would hand
+  // a close call to whichever path's times spread more.
   if (n >= 3) {
     double* v = s.fast_seen[collective][size];
     const int m = std::min(n, ModelState::kFastSeen);
-    std::nth_element(v, v + m / 2, v + m);
-    a.fast_plain = v[m / 2];
+    const int q = std::max(1, (m - 1) * 3 / 10);
+    std::nth_element(v, v + q, v + m);
+    a.fast_plain = v[q];
   }
   n = 0;
 }

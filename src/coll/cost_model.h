@@ -8,7 +8,7 @@
 //           of it decompressed); the speed is the fastest of the collective's last 8;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the second lowest of the last five runs (for plain
-//           MPI also the median of its fast-path calls between two agreements), and what
+//           MPI also the same statistic of its fast-path calls between two agreements), and what
 //           a call through the agreement pays before its path runs (a compressed path pays
 //           it at every call, plain MPI's fast path does not); plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a
@@ -63,8 +63,8 @@ struct ModelState {
   double seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
   // A periodic re-check within 2x or 3x that ran faster than the path chosen was predicted
-  // to run is run once more at the next decided call (path + 1; 0: none): one fast run moves a median of
-  // three only halfway. recheck_bar: that prediction, while the re-check is being learned.
+  // to run is run once more at the next decided call (path + 1; 0: none): one fast run alone does not move
+  // the second lowest of five. recheck_bar: that prediction, while the re-check is being learned.
   int confirm[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   double recheck_bar = 0;
   int last_ran[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};  // `decided` at its last run
@@ -76,8 +76,8 @@ struct ModelState {
   double last_time = 0;    // this rank's measured time of its path
   double last_overhead = 0;  // this rank's seconds of its agreement, range pass and sample
   // This rank's own (not agreed): plain MPI's time over its model in the fast-path calls of
-  // each collective and size class since its last agreement, whose median the next one
-  // carries. Plain MPI's factor would otherwise come from its first two runs alone, which
+  // each collective and size class since its last agreement, whose low order statistic
+  // (carry_measurements()) the next one carries. Plain MPI's factor would otherwise come from its first two runs alone, which
   // can be 2x faster than its later ones (a 1 MiB bcast at 10 Gbit/s: 0.44 ms, then 0.85).
   static constexpr int kFastSeen = 16;
   double fast_seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kFastSeen] = {};
