@@ -638,6 +638,13 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
 
 namespace {
 
+// How far a learned factor may stray from the model: only a guard against a nonsense time.
+// It must not bind on a real host: with 4 ranks on 2 cores a 1 MiB call took 30-210 ms in
+// the scheduler's steps against models of 1.3-2.3 ms, and with the limit at 16 every path
+// sat at it, the choice followed the bare models, and the node-aware bcast (modelled
+// fastest, 33-208 ms) held the calls where plain MPI took 44-59 ms.
+constexpr double kFactorLimit = 1024;
+
 // Learns the last decided call's time (the slowest rank's, its path only) into its path's
 // factor, and what its agreement cost into the overhead of its collective and size.
 void learn(ModelState& s, double seconds, double overhead) {
@@ -671,7 +678,7 @@ void learn(ModelState& s, double seconds, double overhead) {
       std::nth_element(w, w + 1, w + n);
       f = w[1];
     }
-    f = std::clamp(f, 1.0 / 16, 16.0);
+    f = std::clamp(f, 1 / kFactorLimit, kFactorLimit);
     if (s.recheck_bar > 0 && seconds < s.recheck_bar) s.confirm[s.last_collective][s.last_size] = s.last_path + 1;
     // A fixed cost: noise only adds to it, so the least seen. The first call's (cold caches,
     // the first sample) is not used on its own: surely_plain() waits for a second.
@@ -695,7 +702,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // order statistic of them, carry_measurements()): from up to 16 steady calls, it outweighs the runs plain MPI's factor
   // came from, and becomes that factor and its history.
   if (a.fast_plain > 0) {
-    const double f = std::clamp(a.fast_plain, 1.0 / 16, 16.0);
+    const double f = std::clamp(a.fast_plain, 1 / kFactorLimit, kFactorLimit);
     s.learned[collective][size][0] = f;
     std::fill_n(s.seen[collective][size][0], ModelState::kSeen, f);
     ++s.runs[collective][size][0];

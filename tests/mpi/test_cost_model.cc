@@ -315,6 +315,26 @@ TEST(CostModel, LongTailedScheduleIsNotLockedOut) {
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 20), 64) << "calls 21-100 must run the ring: " << s.trace();
 }
 
+// A host so oversubscribed that every path takes 20-80x its model: 4 ranks (2 namespaces x 2)
+// on 2 cores, where AUTO's calls of a 1 MiB bcast at 1 Gbit/s took 44-59 ms with plain MPI,
+// 44-64 ms with the binomial tree, 72-100 ms with scatter-allgather and 33-208 ms with the
+// node-aware schedule, against models of 1.3-2.3 ms. With the factors limited to 16 every
+// path sat at the limit, the bare models chose, and the node-aware schedule (modelled
+// fastest) held the last 7 calls. Here, from the 21st call on, plain MPI must run at least 36
+// of 40 calls (it runs 40; with the limit at 16, none: the node-aware schedule runs them).
+TEST(CostModel, OversubscribedHostIsLearnedNotClamped) {
+  Sim s(4, 1.0);
+  s.nodes_of(2, 40.0);
+  s.codec(0.1e-9, 0.05e-9);
+  s.warm = {{0, 50e-3},
+            {ZCOLL_ALGO_BINOMIAL, 54e-3},
+            {ZCOLL_ALGO_SCATTER_ALLGATHER, 86e-3},
+            {ZCOLL_ALGO_HIERARCHICAL, 110e-3},
+            {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 66e-3}};
+  for (int i = 0; i < 60; ++i) s.call(ZCOLL_COLL_BCAST, kMiB);
+  EXPECT_GE(s.runs_of(0, 20), 36) << "calls 21-60 must run plain MPI: " << s.trace();
+}
+
 // A compressed call pays its agreement (the range pass and the sample too) on every call;
 // plain MPI's fast path does not. On shared memory a 64 MiB Nyx bcast's binomial tree was
 // learned at 11.1-11.5 ms, about plain MPI's 10.6-11.4 ms, and AUTO, weighing those alone,
