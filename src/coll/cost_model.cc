@@ -645,6 +645,17 @@ namespace {
 // fastest, 33-208 ms) held the calls where plain MPI took 44-59 ms.
 constexpr double kFactorLimit = 1024;
 
+// The low order statistic a path's factor is learned as, of n >= 1 times (reordered): the
+// lowest of one or two, the second lowest of three to five, about the 0.3 quantile beyond
+// (the 5th lowest of 16). One rule for a path's runs and plain MPI's fast-path calls: a
+// median for one against a low quantile for the other would hand a close call to whichever
+// path's times spread more.
+double low_order(double* v, int n) {
+  const int q = n < 3 ? 0 : std::max(1, (n - 1) * 3 / 10);
+  std::nth_element(v, v + q, v + n);
+  return v[q];
+}
+
 // Learns the last decided call's time (the slowest rank's, its path only) into its path's
 // factor, and what its agreement cost into the overhead of its collective and size.
 void learn(ModelState& s, double seconds, double overhead) {
@@ -669,16 +680,9 @@ void learn(ModelState& s, double seconds, double overhead) {
     // come to be seen as slow.
     hist[runs % ModelState::kSeen] = seconds / s.last_model;
     ++runs;
-    if (runs == 1) f = hist[0];
-    else if (runs == 2) f = std::min(hist[0], hist[1]);
-    else {
-      double w[ModelState::kSeen];
-      const int n = std::min(runs, ModelState::kSeen);
-      std::copy_n(hist, n, w);
-      std::nth_element(w, w + 1, w + n);
-      f = w[1];
-    }
-    f = std::clamp(f, 1 / kFactorLimit, kFactorLimit);
+    double w[ModelState::kSeen];  // hist keeps its order: the oldest is overwritten next
+    const int n = std::min(runs, ModelState::kSeen);
+    f = std::clamp(low_order(std::copy_n(hist, n, w) - n, n), 1 / kFactorLimit, kFactorLimit);
     if (s.recheck_bar > 0 && seconds < s.recheck_bar) s.confirm[s.last_collective][s.last_size] = s.last_path + 1;
     // A fixed cost: noise only adds to it, so the least seen. The first call's (cold caches,
     // the first sample) is not used on its own: surely_plain() waits for a second.
@@ -872,17 +876,9 @@ void carry_measurements(zcoll_comm_s& c, int collective, size_t bytes, Agreement
   a.prev_overhead = s.last_overhead;
   const int size = size_class(bytes);
   int& n = s.fast_seen_n[collective][size];
-  // Of three or more (one alone may be a page fault, a noisy neighbour), the same low order
-  // statistic as learn() takes of a path's runs (the second lowest of five, about the 0.3
-  // quantile; the 5th lowest of 16): a median here against that in the schedules would hand
-  // a close call to whichever path's times spread more.
-  if (n >= 3) {
-    double* v = s.fast_seen[collective][size];
-    const int m = std::min(n, ModelState::kFastSeen);
-    const int q = std::max(1, (m - 1) * 3 / 10);
-    std::nth_element(v, v + q, v + m);
-    a.fast_plain = v[q];
-  }
+  // Of three or more (one alone may be a page fault, a noisy neighbour), what learn() takes
+  // of a path's runs.
+  if (n >= 3) a.fast_plain = low_order(s.fast_seen[collective][size], std::min(n, ModelState::kFastSeen));
   n = 0;
 }
 
