@@ -2,7 +2,7 @@
 //
 //   mpiexec -n N zcoll-bench coll --op OP --input FILE
 //       [--dtype f32|f64] [--eb-mode abs|rel] [--eb X] [--algo ALGO] [--bytes PER_RANK]
-//       [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T] [--root R] [--json]
+//       [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T] [--chunk N] [--root R] [--json]
 //   OP: allgather|bcast|scatter|gather|alltoall, or a reduction: reduce_scatter|allreduce|reduce
 //
 // Data: rank r holds the field from FILE (raw little-endian) rotated by r*n/N elements and
@@ -95,7 +95,7 @@ const char* const kUsage =
     "                   recursive-doubling|bruck|binomial|scatter-allgather|pairwise|hierarchical|\n"
     "                   plain-hierarchical]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
-    "           [--root R] [--check-stride S] [--interleave] [--json]\n"
+    "           [--chunk N] [--root R] [--check-stride S] [--interleave] [--json]\n"
     "  --op OP        allgather|bcast|scatter|gather|alltoall, or a reduction:\n"
     "                 reduce_scatter|allreduce|reduce\n"
     "  --input FILE   raw little-endian field; dtype from --dtype or the .f32/.f64 suffix\n"
@@ -124,6 +124,8 @@ const char* const kUsage =
     "  --iters K      timed calls (default 5), median of the slowest rank's time\n"
     "  --warmup W     untimed calls first (default 2)\n"
     "  --threads T    codec threads per rank (default 1; 0 = the OpenMP default)\n"
+    "  --chunk N      codec chunk length in values (default 0: the library's, 16384); a piece\n"
+    "                 of 65536 values has 65536 / N chunks, the threads that can share it\n"
     "  --root R       root of bcast/scatter/gather/reduce (default 0)\n"
     "  --check-stride S  reductions: check every S-th output element only (default 1: all;\n"
     "                 the exact reference costs p^2 x count element visits in all)\n"
@@ -145,7 +147,7 @@ struct Opts {
   double eb = 1e-4;
   size_t bytes = size_t{64} << 20;
   int iters = 5, warmup = 2, threads = 1, root = 0;
-  size_t check_stride = 1;
+  size_t check_stride = 1, chunk = 0;
   bool json = false, help = false, interleave = false;
   std::vector<std::string> ops, algos;
   std::vector<size_t> bytes_list;
@@ -232,6 +234,7 @@ Opts parse(int argc, char** argv) {
       for (const std::string& v : split_list(val())) o.threads_list.push_back(parse_int(a, v, 0));
     }
     else if (a == "--root") o.root = parse_int(a, val(), 0);
+    else if (a == "--chunk") o.chunk = static_cast<size_t>(parse_int(a, val(), 0));
     else if (a == "--check-stride") o.check_stride = static_cast<size_t>(parse_int(a, val(), 1));
     else if (a == "--json") o.json = true;
     else if (a == "--interleave") o.interleave = true;
@@ -367,7 +370,7 @@ struct Result {
   std::string op, algo, algo_ran = "mpi", dtype, eb_mode, input, reduce_op, reduction;
   bool is_reduction = false, interleaved = false;
   int ranks = 0, iters = 0, warmup = 0, threads = 0, root = 0, compressed = 0;
-  size_t bytes_per_rank = 0, check_stride = 1;
+  size_t bytes_per_rank = 0, check_stride = 1, chunk_len = 0;
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
   double t_predicted = 0, t_predicted_mpi = 0, ratio_predicted = 0, t_model = 0;  // AUTO's cost model
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
@@ -586,6 +589,7 @@ zcoll_comm open_comm(const Opts& o, const Algo& algo) {
   cfg.codec.eb_mode = o.eb_mode == "abs" ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
   cfg.codec.eb = o.eb;
   cfg.codec.threads = o.threads;
+  cfg.codec.chunk_len = o.chunk;
   cfg.codec.codec = algo.codec;
   cfg.algorithm = algo.algorithm;
   cfg.reduction = algo.reduction;
@@ -815,7 +819,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"wire_bytes\":%.0f,\"max_abs_err\":%s,\"max_err_over_eb\":%s,\"err_p95_over_eb\":%s,\"mean_err\":%s,"
         "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
-        "\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
+        "\"chunk_len\":%zu,\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
         "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s,\"call_times_s\":[%s],"
         "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s],\"interleaved\":%s}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
@@ -826,7 +830,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.err_p95_over_eb, "%.6f").c_str(), json_number(r.mean_err, "%.6g").c_str(), json_number(r.mpi_max_abs_err).c_str(),
         json_number(r.bound_over_eb, "%.6f").c_str(), json_number(r.psnr_db, "%.3f").c_str(), json_number(r.nrmse, "%.6g").c_str(),
         json_number(r.t_compress, "%.6f").c_str(), json_number(r.t_comm, "%.6f").c_str(), json_number(r.t_decompress, "%.6f").c_str(),
-        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.root, r.check_stride, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
+        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.chunk_len, r.root, r.check_stride, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
         json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
         json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str(),
         join(r.times, [](double t) { return json_number(t, "%.6f"); }).c_str(),
@@ -900,6 +904,7 @@ int run_group(const std::vector<Opts>& group, bool interleave) {
     r.iters = o.iters;
     r.warmup = o.warmup;
     r.threads = o.threads;
+    r.chunk_len = o.chunk;
     r.root = o.root;
     r.check_stride = is_reduction(op) ? o.check_stride : 1;
     r.is_reduction = is_reduction(op);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "coll/schedule.h"
@@ -15,6 +16,46 @@ namespace s = zcoll::coll::schedule;
 namespace {
 
 constexpr int kMaxRanks = 40;
+
+// Pieces are whole chunks (but a block's last) and at most kPieceValues values (or one chunk
+// where a chunk is longer); asked for min_pieces, a block of that many chunks or more has
+// that many pieces at least (but not many more), and one of fewer has one piece per chunk.
+TEST(Schedule, PiecesAreWholeChunksAndAsManyAsAsked) {
+  const size_t chunks[] = {1, 3, 1024, 2048, 16384, 65536, 100000};
+  for (const size_t min_pieces : {size_t{0}, size_t{1}, size_t{2}, size_t{3}}) {
+    const size_t k = std::max<size_t>(min_pieces, 1);
+    for (const size_t chunk : chunks) {
+      const size_t cap = std::max(s::kPieceValues / chunk, size_t{1}) * chunk;
+      const std::vector<size_t> blocks = {1, chunk, chunk + 1, 2 * chunk, 3 * chunk, 2 * chunk + 7, cap, cap + 1,
+                                          2 * cap, 2 * cap + 1, 9 * cap + chunk / 2 + 1, 16 * s::kPieceValues};
+      for (const size_t block : blocks) {
+        const size_t len = s::piece_values(block, chunk, min_pieces);
+        ASSERT_EQ(len % chunk, 0u) << "block " << block << " chunk " << chunk;
+        EXPECT_LE(len, cap) << "block " << block << " chunk " << chunk;
+        const size_t pieces = (block + len - 1) / len, block_chunks = (block + chunk - 1) / chunk;
+        const std::string at = "block " + std::to_string(block) + " chunk " + std::to_string(chunk) +
+                               " min_pieces " + std::to_string(min_pieces);
+        // As many as asked where the block has the chunks; one piece's worth otherwise.
+        EXPECT_GE(pieces, std::min(k, block_chunks)) << at;
+        EXPECT_GE(pieces, (block + cap - 1) / cap) << at;
+        // Not many more: whole chunks cost at most k - 1 extra pieces; with none asked, the
+        // fewest pieces of the cap.
+        EXPECT_LE(pieces, std::max((block + cap - 1) / cap, 2 * k - 1)) << at;
+        if (k == 1) {
+          EXPECT_EQ(pieces, (block + cap - 1) / cap) << at;
+        }
+      }
+    }
+  }
+  // The cases the transport meets: a 64-node ring step of a 32 MiB f64 allreduce (one
+  // piece's length) goes in two; the same block of a bcast stays whole; 2 ranks' 64 MiB f64
+  // blocks stay at 4-chunk pieces either way.
+  EXPECT_EQ(s::piece_values(65536, 16384, 2), 32768u);
+  EXPECT_EQ(s::piece_values(65536, 1024, 2), 32768u);
+  EXPECT_EQ(s::piece_values(65536, 16384), 65536u);
+  EXPECT_EQ(s::piece_values(size_t{4} << 20, 16384, 2), 65536u);
+  EXPECT_EQ(s::piece_values(16384, 16384, 2), 16384u);
+}
 
 TEST(Schedule, RingAllgatherDeliversEveryBlockOnce) {
   for (int p = 1; p <= kMaxRanks; ++p) {

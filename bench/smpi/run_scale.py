@@ -165,7 +165,7 @@ def run_study(args, out_jsonl, log_dir):
                        hostfile, *smpi_cfg, *quiet, bench, "coll", "--op", op, "--input", args.input, "--eb-mode",
                        "rel", "--eb", str(args.eb), "--bytes", ",".join(sizes), "--algo", ",".join(launch_algos),
                        "--threads", "1", "--iters", str(args.iters), "--warmup", str(args.warmup),
-                       "--check-stride", str(args.check_stride), "--json"]
+                       "--check-stride", str(args.check_stride), "--chunk", str(args.chunk_len), "--json"]
                 print(f"run_scale: {nodes} nodes x {rpn} {op} {','.join(sizes)} E={factor}: {' '.join(cmd)}",
                       file=sys.stderr, flush=True)
                 log_path = os.path.join(log_dir, f"{tag}_{op}_{'_'.join(sizes)}.log")
@@ -399,6 +399,8 @@ def main():
     ap.add_argument("--effective-threads", type=int, default=1,
                     help="E: the compressed algorithms' launch runs on hosts E x smpi/host-speed, so their compute "
                          "costs 1/E of this machine's single-thread CPU time (modelled multi-thread codec; default 1)")
+    ap.add_argument("--chunk-len", type=int, default=0,
+                    help="codec chunk length (0: the library's); a piece's chunks bound the threads that share it")
     ap.add_argument("--ranks-per-node", type=int, default=1, help="ranks (and cores) per simulated host (default 1)")
     ap.add_argument("--loopback-bw", default="12GBps", help="between ranks of one host (default 12GBps)")
     ap.add_argument("--loopback-lat", default="0.3us", help="between ranks of one host (default 0.3us)")

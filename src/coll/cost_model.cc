@@ -348,7 +348,7 @@ Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
   m.rho = rho;
   // At most a piece's chunks' worth of threads work on it.
   const size_t chunk = c.cfg.codec.chunk_len ? c.cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
-  const int threads = codec::thread_count(c.cfg.codec.threads, chunks_per_piece(chunk));
+  const int threads = codec::thread_count(c.cfg.codec.threads, schedule::chunks_per_piece(chunk));
   m.comp = comp / threads;
   m.decomp = decomp / threads;
   m.reduce = s.reduce_cost;
@@ -565,6 +565,30 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   return true;
 }
 
+namespace {
+// Runs work(round) until the timer has moved, at most 16 times, and gives the seconds per
+// run; false where work failed. A short chunk's slice (1024 values, 8 KB) compresses in
+// about a microsecond: at the resolution of some timers, and under SimGrid's
+// smpi/cpu-threshold (1 us of CPU time), below which SMPI charges nothing. Timed one by
+// one, the slices measured 0 there, and a codec cost of 0 is the one way decide() keeps
+// plain MPI without a probe: a 32 MiB f64 allreduce on 64 nodes (SIMULATED, chunk_len 1024)
+// ran plain MPI in 8 calls of 8, 5.6 ms, where the ring took 1.1-1.3 ms.
+template <class Work>
+bool seconds_per_run(double* seconds, Work&& work) {
+  constexpr int kMaxRounds = 16;
+  int rounds = 0;
+  double t = 0;
+  const CodecTimer timer;
+  do {
+    if (!work(rounds)) return false;
+    ++rounds;
+    t = timer.seconds();
+  } while (!(t > 0) && rounds < kMaxRounds);
+  *seconds = t / rounds;
+  return true;
+}
+}  // namespace
+
 void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   const size_t n = a.data_count, es = codec::element_size(dtype);
   if (!a.data || n == 0 || !es) return;
@@ -603,24 +627,25 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   const size_t bound = (zcoll_codec_bound(len, static_cast<zcoll_dtype>(dtype)) + 63) / 64 * 64;  // back aligned
   uint8_t* out = c.reserve_arena(bound + len * es);
   uint8_t* back = out + bound;
-  double t_comp = 0, t_decomp = 0, raw = 0, packed = 0;
-  for (size_t i = 0; i < slices; ++i) {
-    const size_t begin = (n - len) * (2 * i + 1) / (2 * slices);
-    const void* in = static_cast<const uint8_t*>(a.data) + begin * es;
-    size_t size = 0;
-    const CodecTimer t0;
-    if (codec::compress(&p, dtype, in, len, out, bound, &size, nullptr)) return;
-    t_comp += t0.seconds();
-    raw += static_cast<double>(len * es);
-    packed += static_cast<double>(size - codec::kHeaderBytes);
-    // Decompression's speed follows the ratio closely: one slice tells it, for a fraction
-    // of what decompressing every slice would cost.
-    if (i == 0) {
-      const CodecTimer t1;
-      if (codec::decompress(out, size, dtype, back, len, 1)) return;
-      t_decomp = t1.seconds();
+  // One timer over all the slices, not one per slice (see seconds_per_run).
+  double raw = 0, packed = 0, t_comp = 0, t_decomp = 0;
+  size_t size = 0;
+  const bool compressed = seconds_per_run(&t_comp, [&](int round) {
+    for (size_t i = 0; i < slices; ++i) {
+      const size_t begin = (n - len) * (2 * i + 1) / (2 * slices);
+      const void* in = static_cast<const uint8_t*>(a.data) + begin * es;
+      if (codec::compress(&p, dtype, in, len, out, bound, &size, nullptr)) return false;
+      if (round == 0) {
+        raw += static_cast<double>(len * es);
+        packed += static_cast<double>(size - codec::kHeaderBytes);
+      }
     }
-  }
+    return true;
+  });
+  // Decompression's speed follows the ratio closely: one slice (the last, still in out)
+  // tells it, for a fraction of what decompressing every slice would cost.
+  if (!compressed || !seconds_per_run(&t_decomp, [&](int) { return !codec::decompress(out, size, dtype, back, len, 1); }))
+    return;
   double overhead[2];
   {
     LinkCache& k = cache();

@@ -40,7 +40,10 @@ int reduction_engine(zcoll_comm_s& c, int collective, zcoll_dtype dt, double eb,
   T.homomorphic = homomorphic_path(cfg, collective);
   const bool doubling = ch.schedule == ZCOLL_ALGO_RECURSIVE_DOUBLING;
   if (cfg.bound_target == ZCOLL_BOUND_RESULT) eb /= error_factor(T, collective, p);
-  T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks);
+  // The ring folds each piece between its receive and its send: two pieces per block at
+  // least, so that the two overlap (schedule::piece_values).
+  T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks,
+         doubling ? 1 : 2);
   const bool whole_out = collective == ZCOLL_COLL_ALLREDUCE || (collective == ZCOLL_COLL_REDUCE && r == root);
   for (int b = 0; b < p; ++b)
     T.place(b, at(input, T.block_begin[b], T.es),

@@ -9,7 +9,7 @@ namespace zcoll::coll {
 
 // ------------------------------------------------------------------ layout
 
-void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout) {
+void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, size_t min_pieces) {
   params = c.cfg.codec;
   params.eb_mode = ZCOLL_EB_ABS;
   params.eb = eb;
@@ -26,7 +26,7 @@ void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout) 
   for (size_t b = 0; b < nb; ++b) {
     block_begin[b + 1] = block_begin[b] + counts[b];
     first_piece[b] = piece_begin.size();
-    const size_t len = cprp2p ? std::min(std::max<size_t>(counts[b], 1), whole_cap) : chunks_per_piece(chunk) * chunk;
+    const size_t len = cprp2p ? std::min(std::max<size_t>(counts[b], 1), whole_cap) : schedule::piece_values(counts[b], chunk, min_pieces);
     const size_t block_off = off;
     for (size_t e = 0; e < counts[b]; e += len) {
       piece_begin.push_back(block_begin[b] + e);

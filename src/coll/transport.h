@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "codec/stream.h"
+#include "coll/schedule.h"
 #include "coll/select.h"
 #include "common/comm.h"
 #include "common/mpi_util.h"
@@ -37,13 +38,6 @@
 namespace zcoll::coll {
 
 inline constexpr int kTag = 7301;
-// A piece is about kPieceValues values, in whole codec chunks: 4 chunks of the default
-// length. Its chunks are what the codec threads share, so a smaller codec.chunk_len gives
-// a piece more chunks and lets more threads work on it (1024 values: up to 64). The
-// layout depends on chunk_len only (agreed at zcoll_comm_create), never on the thread count.
-inline constexpr size_t kPieceValues = 65536;
-inline size_t chunks_per_piece(size_t chunk_len) { return std::max<size_t>(1, kPieceValues / chunk_len); }
-
 // Requests of one set of messages; for receives, where each one lands (a notice's code
 // is read there).
 struct Requests {
@@ -106,7 +100,8 @@ struct Transport {
   };
   // Once per transport: the communicator's codec settings with the absolute bound eb;
   // blocks (counts[b] elements each, nblocks of them) and pieces; the arena's regions.
-  void plan(double eb, const size_t* counts, size_t nblocks, Layout layout);
+  // min_pieces: cut each block into that many pieces at least (schedule::piece_values).
+  void plan(double eb, const size_t* counts, size_t nblocks, Layout layout, size_t min_pieces = 1);
   // Sets block_src / block_dst of block b (nullptr for none).
   void place(int b, const void* src, void* dst) {
     block_src[b] = src;
