@@ -485,8 +485,9 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * operation itself runs on the calling thread). To keep more than 4 threads busy, set a
  * shorter codec.chunk_len: 65536 / chunk_len threads can share a piece (2048: 32). A
  * block smaller than a piece (a ring step of a large communicator) has fewer chunks still,
- * and the reductions' ring cuts a block of up to two pieces' length in two, so that each
- * step's folding overlaps its transfers: each piece has half the block's chunks.
+ * and the reductions' ring on 8 ranks or more cuts a block of up to two pieces' length in
+ * two, so that each step's folding overlaps its transfers: each piece has half the block's
+ * chunks.
  * Results, streams and zcoll_last_stats' byte counts are bit-identical for every thread
  * count (chunk_len, which must match on every rank, sets the layout).
  * zcoll requires no more than MPI_THREAD_FUNNELED: the thread that calls zcoll makes every
