@@ -681,13 +681,36 @@ double low_order(double* v, int n) {
   return v[q];
 }
 
+// A path's factor: the low order statistic of its last runs' measured/predicted ratios, each
+// predicted for that run's ratio and bytes with the codec speed given (the model's now). The
+// factor corrects what the model gets wrong about a path, not what the sample got wrong about
+// the codec, which the model's input now carries: a factor learned against an earlier model
+// mixes the two. (At 8 nodes x 16 ranks, SIMULATED, the first samples rated the codec 7x
+// slower than the later ones; the ring, probed while its model said 8.4 ms, ran in 6.5 ms;
+// its factor of 0.77 then scaled the model's later 4 ms to 3.5 ms, below the node-aware
+// schedule's 3.6 ms, and AUTO ran the ring, 6.2 ms a call.)
+double factor_of(const zcoll_comm_s& c, int collective, int size, int path, bool homomorphic, double comp,
+                 double decomp) {
+  const ModelState& s = *c.model;
+  const int n = std::min(s.runs[collective][size][path], ModelState::kSeen);
+  double ratio[ModelState::kSeen];
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    const ModelState::Run& r = s.seen[collective][size][path][i];
+    const Inputs m = inputs(c, r.rho, comp, decomp);
+    const double model = path ? schedule_time(c, collective, path, homomorphic, m, r.bytes)
+                              : plain_time(collective, m, r.bytes);
+    if (model > 0) ratio[k++] = r.seconds / model;
+  }
+  return k ? std::clamp(low_order(ratio, k), 1 / kFactorLimit, kFactorLimit) : s.learned[collective][size][path];
+}
+
 // Learns the last decided call's time (the slowest rank's, its path only) into its path's
 // factor, and what its agreement cost into the overhead of its collective and size.
-void learn(ModelState& s, double seconds, double overhead) {
+void learn(zcoll_comm_s& c, double seconds, double overhead) {
+  ModelState& s = *c.model;
   if (s.last_collective >= 0 && seconds > 0 && s.last_model > 0) {
     int& runs = s.runs[s.last_collective][s.last_size][s.last_path];
-    double& f = s.learned[s.last_collective][s.last_size][s.last_path];
-    double* hist = s.seen[s.last_collective][s.last_size][s.last_path];
     // The factor follows what was measured, robustly: one run sets it outright (a model
     // off by 4x must not take several calls to notice); after two runs it is the faster
     // (the first also paid for first-touch pages and connection set-up, and a plain MPI
@@ -703,11 +726,10 @@ void learn(ModelState& s, double seconds, double overhead) {
     // really slowed is seen slower after four slow runs of five; no tight limit: a schedule
     // the model misjudges by 5x (the node-aware ones on an oversubscribed host) must still
     // come to be seen as slow.
-    hist[runs % ModelState::kSeen] = seconds / s.last_model;
+    s.seen[s.last_collective][s.last_size][s.last_path][runs % ModelState::kSeen] = {seconds, s.last_rho, s.last_bytes};
     ++runs;
-    double w[ModelState::kSeen];  // hist keeps its order: the oldest is overwritten next
-    const int n = std::min(runs, ModelState::kSeen);
-    f = std::clamp(low_order(std::copy_n(hist, n, w) - n, n), 1 / kFactorLimit, kFactorLimit);
+    s.learned[s.last_collective][s.last_size][s.last_path] =
+        factor_of(c, s.last_collective, s.last_size, s.last_path, s.last_homomorphic, s.last_comp, s.last_decomp);
     if (s.recheck_bar > 0 && seconds < s.recheck_bar) s.confirm[s.last_collective][s.last_size] = s.last_path + 1;
     // A fixed cost: noise only adds to it, so the least seen. The first call's (cold caches,
     // the first sample) is not used on its own: surely_plain() waits for a second.
@@ -725,17 +747,8 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   ModelState& s = *c.model;
   const int k = dtype_slot(dtype);
   // Learning: the previous decided call's time, the slowest rank's.
-  learn(s, a.prev_time, a.prev_overhead);
+  learn(c, a.prev_time, a.prev_overhead);
   const int size = size_class(bytes);
-  // Then plain MPI's fast-path calls here since the last agreement (the slowest rank's
-  // order statistic of them, carry_measurements()): from up to 16 steady calls, it outweighs the runs plain MPI's factor
-  // came from, and becomes that factor and its history.
-  if (a.fast_plain > 0) {
-    const double f = std::clamp(a.fast_plain, 1 / kFactorLimit, kFactorLimit);
-    s.learned[collective][size][0] = f;
-    std::fill_n(s.seen[collective][size][0], ModelState::kSeen, f);
-    ++s.runs[collective][size][0];
-  }
   // Agreed codec figures of this call, or (no rank sampled) the last ones of this collective.
   double rho = a.rho, comp = a.compress_cost, decomp = a.decompress_cost;
   if (rho > 0) s.rho[collective][k] = rho;
@@ -761,6 +774,19 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   }
   const Inputs m = inputs(c, rho, comp, decomp);
   const double plain_model = plain_time(collective, m, bytes);
+  // Then plain MPI's fast-path calls here since the last agreement (the slowest rank's
+  // order statistic of them, carry_measurements()): from up to 16 steady calls, it outweighs the runs plain MPI's factor
+  // came from, and becomes that factor and its history.
+  if (a.fast_plain > 0) {
+    const double f = std::clamp(a.fast_plain, 1 / kFactorLimit, kFactorLimit);
+    s.learned[collective][size][0] = f;
+    std::fill_n(s.seen[collective][size][0], ModelState::kSeen, ModelState::Run{f * plain_model, rho, static_cast<double>(bytes)});
+    ++s.runs[collective][size][0];
+  }
+  // The schedules' factors against the codec speed of this call's model (factor_of()).
+  for (int path = 1; path < ModelState::kPaths; ++path)
+    if (s.runs[collective][size][path] > 0)
+      s.learned[collective][size][path] = factor_of(c, collective, size, path, homomorphic, comp, decomp);
   const double* f = s.learned[collective][size];
   d.rho = rho;
   d.t_predicted_plain = plain_model * f[0];
@@ -892,6 +918,11 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   s.last_size = size;
   s.last_path = path;
   s.last_model = model[path];
+  s.last_rho = rho;
+  s.last_bytes = static_cast<double>(bytes);
+  s.last_comp = comp;
+  s.last_decomp = decomp;
+  s.last_homomorphic = homomorphic;
   return d;
 }
 
@@ -926,7 +957,7 @@ void learn_probe(zcoll_comm_s& c, double seconds, double overhead) {
   double v[2] = {seconds, overhead};
   // Every rank ran the same probe (the decision is agreed), so every rank is here.
   if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return;
-  learn(*c.model, v[0], v[1]);
+  learn(c, v[0], v[1]);
 }
 
 }  // namespace zcoll::coll

@@ -7,7 +7,8 @@
 //           call's data, from a sample of about 0.4% of each rank's values (one slice
 //           of it decompressed); the speed is the fastest of the collective's last 8;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
-//           (plain MPI or one schedule), the second lowest of the last five runs (for plain
+//           (plain MPI or one schedule), the second lowest of the last five runs, each
+//           predicted anew with the codec speed of now (for plain
 //           MPI also the same statistic of its fast-path calls between two agreements), and what
 //           a call through the agreement pays before its path runs (a compressed path pays
 //           it at every call, plain MPI's fast path does not); plain MPI
@@ -58,9 +59,14 @@ struct ModelState {
   static constexpr int kSizeClasses = 8, kPaths = ZCOLL_ALGO_PLAIN_HIERARCHICAL + 1;
   double learned[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths];
   int runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
-  // The last kSeen measured/predicted ratios of each path; `learned` is their second lowest.
+  // The last kSeen runs of each path: its time and what its model was given (the ratio and
+  // the bytes of that call). `learned` is the second lowest of their measured/predicted
+  // ratios, predicted with the codec speed the model has now (decide()).
   static constexpr int kSeen = 5;
-  double seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
+  struct Run {
+    double seconds = 0, rho = 0, bytes = 0;
+  };
+  Run seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
   // A periodic re-check within 2x or 3x that ran faster than the path chosen was predicted
   // to run is run once more at the next decided call (path + 1; 0: none): one fast run alone does not move
@@ -73,6 +79,9 @@ struct ModelState {
   // The last decided call, whose measured time (each rank's) the next agreement carries.
   int last_collective = -1, last_size = 0, last_path = 0;
   double last_model = 0;   // its predicted time before learning
+  double last_rho = 0, last_bytes = 0;  // the ratio and size it was predicted for,
+  double last_comp = 0, last_decomp = 0;  // with this codec speed (s per byte)
+  bool last_homomorphic = false;
   double last_time = 0;    // this rank's measured time of its path
   double last_overhead = 0;  // this rank's seconds of its agreement, range pass and sample
   // This rank's own (not agreed): plain MPI's time over its model in the fast-path calls of
