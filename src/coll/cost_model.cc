@@ -700,9 +700,10 @@ double factor_of(const zcoll_comm_s& c, int collective, int size, int path, bool
   const int n = std::min(s.runs[collective][size][path], ModelState::kSeen);
   double ratio[ModelState::kSeen];
   int k = 0;
+  Inputs m = inputs(c, 0.0, comp, decomp);  // only the ratio differs between runs
   for (int i = 0; i < n; ++i) {
     const ModelState::Run& r = s.seen[collective][size][path][i];
-    const Inputs m = inputs(c, r.rho, comp, decomp);
+    m.rho = r.rho;
     const double model = path ? schedule_time(c, collective, path, homomorphic, m, r.bytes)
                               : plain_time(collective, m, r.bytes);
     if (model > 0) ratio[k++] = r.seconds / model;
