@@ -387,12 +387,19 @@ int size_class(size_t bytes) {
 
 // The factor of a schedule not run yet at this size: the worst of those that have run in
 // its group (they share the codec work and the links, where most of the model's error
-// lies). The node-aware schedules (compressed or plain) are a group of their own: their
-// plain stages inside a node go wrong in other ways, and the flat schedules inheriting that
-// error would never be tried. Before any of its group has run: the other group's best
-// factor where that is below `none`, as the error the groups share (a link figure measured
-// too low) shows there first. (On 2x2 at 1 Gbit/s the node-aware bcast ran 8 times at 2.2x
-// the flat binomial, which its bare model put just beyond the explore margin.)
+// lies), but no more than plain MPI's once that has run here. Plain MPI's factor is what the
+// links and the host cost beyond the model; a schedule's own also carries what the model
+// misjudges in that schedule alone, which another need not share. (On 2 namespaces x 2 ranks,
+// 4 ranks on 2 cores, a 1 MiB allreduce's ring, six steps each waiting on the scheduler, took
+// 95-152 ms where plain MPI took 42 and recursive doubling, two steps, 32.5. Recursive
+// doubling, inheriting the ring's factor, was predicted beyond 3x plain MPI's time: in 16
+// calls at each rate it ran in none at ac1c089 and 27e037d, in 2 of 64 before.)
+// The node-aware schedules (compressed or plain) are a group of their own: their plain
+// stages inside a node go wrong in other ways, and the flat schedules inheriting that error
+// would never be tried. Before any of its group has run: the other group's best factor where
+// that is below `none`, as the error the groups share (a link figure measured too low) shows
+// there first. (On 2x2 at 1 Gbit/s the node-aware bcast ran 8 times at 2.2x the flat
+// binomial, which its bare model put just beyond the explore margin.)
 double untried_factor(const ModelState& s, int collective, int size, int schedule, double none) {
   double worst = 0, other = none;
   for (int a = 1; a < ModelState::kPaths; ++a) {
@@ -401,7 +408,8 @@ double untried_factor(const ModelState& s, int collective, int size, int schedul
     if (node_aware(a) == node_aware(schedule)) worst = std::max(worst, f);
     else other = std::min(other, f);
   }
-  return worst > 0 ? worst : other;
+  if (!(worst > 0)) return other;
+  return s.runs[collective][size][0] > 0 ? std::min(worst, s.learned[collective][size][0]) : worst;
 }
 
 }  // namespace

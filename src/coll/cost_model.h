@@ -15,7 +15,8 @@
 //           is measured first where compression is predicted to win by less than 2x, a
 //           path run once and predicted close to the chosen one runs a second time, a
 //           schedule predicted within 3x of plain MPI is tried once, so is every schedule
-//           predicted within 3x of the path chosen, and every 8th call through the
+//           predicted within 3x of the path chosen (one not run yet predicted with the
+//           worst factor of its group, at most plain MPI's), and every 8th call through the
 //           agreement runs the path run least recently of those predicted within 1.25x,
 //           every 16th within 1.5x,
 //           every 32nd within 2x, every 64th within 3x (those two once more at once where

@@ -198,6 +198,24 @@ TEST(CostModel, UntriedFlatScheduleInheritsTheNodeAwareError) {
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_BINOMIAL, 5), 6) << "calls 6-12 must run binomial: " << s.trace();
 }
 
+// 2 namespaces x 2 ranks on 2 cores at 1 Gbit/s, a 1 MiB allreduce (the medians of the
+// fixed paths in docs/netem/auto_2x2/27e037d-interleaved): every path waits on the
+// scheduler, and the ring, six steps, most. Recursive doubling (two steps), not run yet, must
+// not inherit the ring's factor, which puts it beyond 3x plain MPI's time and so untried for
+// good: from the 9th call on it runs in most calls.
+TEST(CostModel, UntriedScheduleDoesNotInheritAnotherOnesSteps) {
+  Sim s(4, 1.0);
+  s.nodes_of(2, 40.0);
+  s.homomorphic = true;  // recursive doubling's reduction
+  s.warm = {{0, 42.5e-3},
+            {ZCOLL_ALGO_RING, 94.9e-3},
+            {ZCOLL_ALGO_RECURSIVE_DOUBLING, 32.5e-3},
+            {ZCOLL_ALGO_HIERARCHICAL, 65.6e-3},
+            {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 88.6e-3}};
+  for (int i = 0; i < 40; ++i) s.call(ZCOLL_COLL_ALLREDUCE, kMiB);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 8), 24) << "calls 9-40: " << s.trace();
+}
+
 // A slow spell of the best schedule must not lock it out for good. At 1 Gbit/s a 16 MiB
 // allreduce's ring (14 ms) ran at 24 ms for a dozen calls in a row, and AUTO settled on
 // recursive doubling (18 ms, steady): the ring's learned factor, 1.33x recursive doubling's,
