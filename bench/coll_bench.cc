@@ -91,7 +91,7 @@ using namespace coll_errors;
 const char* const kUsage =
     "usage: mpiexec -n N zcoll-bench coll --op OP --input FILE\n"
     "           [--dtype f32|f64] [--eb-mode abs|rel] [--eb X]\n"
-    "           [--algo mpi|plainring|zcoll|auto|zcoll-homomorphic|zcoll-doc|cprp2p|c-coll|ring|\n"
+    "           [--algo mpi|plainring|zcoll-mpi|zcoll|auto|zcoll-homomorphic|zcoll-doc|cprp2p|c-coll|ring|\n"
     "                   recursive-doubling|bruck|binomial|scatter-allgather|pairwise|hierarchical|\n"
     "                   plain-hierarchical]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
@@ -114,7 +114,8 @@ const char* const kUsage =
     "                 reduction loop run here on one thread, so that a simulator charges it\n"
     "                 (SMPI's built-in collectives do not); plain-hierarchical (allreduce, bcast,\n"
     "                 allgather) = a node-aware uncompressed baseline: hierarchical's node stages\n"
-    "                 with plain MPI between the nodes too\n"
+    "                 with plain MPI between the nodes too; zcoll-mpi = zcoll configured to plain MPI\n"
+    "                 (ZCOLL_ALGO_MPI: zcoll's front end around the MPI call, what it costs)\n"
     "  --bytes        message size of the MPI call (sendcount x element size), with K/M/G\n"
     "                 suffixes (powers of 1024); rounded to whole elements. Default 64M.\n"
     "                 scatter: each rank's block (the root holds N x bytes); alltoall: each\n"
@@ -163,6 +164,8 @@ bool is_reduction(Op op) { return op == Op::ReduceScatter || op == Op::Allreduce
 
 // --algo plainring: not a zcoll algorithm (see Call::plainring).
 constexpr int kPlainRing = -1;
+// --algo zcoll-mpi: a zcoll communicator configured to ZCOLL_ALGO_MPI (the front end alone).
+constexpr int kZcollMpi = -2;
 
 // --algo: the zcoll algorithm and, for the reductions, how they combine.
 struct Algo {
@@ -286,6 +289,7 @@ const struct {
   int algo, reduction, codec = ZCOLL_CODEC_FZL, decision = ZCOLL_DECIDE_COMPRESS;
 } kAlgos[] = {{"mpi", ZCOLL_ALGO_MPI, ZCOLL_REDUCTION_AUTO},
               {"plainring", kPlainRing, ZCOLL_REDUCTION_AUTO},
+              {"zcoll-mpi", kZcollMpi, ZCOLL_REDUCTION_AUTO},
               {"auto", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO, ZCOLL_CODEC_FZL, ZCOLL_DECIDE_MODEL},
               {"zcoll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_AUTO},
               {"c-coll", ZCOLL_ALGO_AUTO, ZCOLL_REDUCTION_DOC, ZCOLL_CODEC_SZX},
@@ -322,7 +326,8 @@ const char* algo_name(int a) {
 // How the reductions of --algo combine: none (plain MPI), homomorphic (ZCOLL_REDUCTION_AUTO is
 // homomorphic) or doc (decompress-operate-compress; cprp2p is that without pipelining).
 const char* reduction_name(const Algo& a) {
-  if (a.algorithm == ZCOLL_ALGO_MPI || a.algorithm == kPlainRing || a.algorithm == ZCOLL_ALGO_PLAIN_HIERARCHICAL)
+  if (a.algorithm == ZCOLL_ALGO_MPI || a.algorithm == kPlainRing || a.algorithm == kZcollMpi ||
+      a.algorithm == ZCOLL_ALGO_PLAIN_HIERARCHICAL)
     return "none";
   if (a.algorithm == ZCOLL_ALGO_CPRP2P || a.reduction == ZCOLL_REDUCTION_DOC) return "doc";
   return "homomorphic";
@@ -591,7 +596,7 @@ zcoll_comm open_comm(const Opts& o, const Algo& algo) {
   cfg.codec.threads = o.threads;
   cfg.codec.chunk_len = o.chunk;
   cfg.codec.codec = algo.codec;
-  cfg.algorithm = algo.algorithm;
+  cfg.algorithm = algo.algorithm == kZcollMpi ? ZCOLL_ALGO_MPI : algo.algorithm;
   cfg.reduction = algo.reduction;
   cfg.decision = algo.decision;
   zcoll_comm zc = nullptr;

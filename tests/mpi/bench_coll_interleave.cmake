@@ -1,14 +1,15 @@
 # `zcoll-bench coll --interleave` times several paths call by call on shared buffers: each
-# path's output must still be its own. Runs an allreduce through five paths whose errors
+# path's output must still be its own. Runs an allreduce through six paths whose errors
 # differ (plain MPI, zcoll's homomorphic ring, decompress-operate-compress, the C-Coll
-# baseline and plainring) in turn and interleaved; both launches must exit 0 (1 where an
-# error exceeds its bound), and every line's max_abs_err and mean_err must be the same in
-# both. Timings are not asserted.
+# baseline and plainring) or must not (zcoll-mpi: zcoll configured to plain MPI, whose
+# error must be plain MPI's to the bit) in turn and interleaved; both launches must exit 0
+# (1 where an error exceeds its bound), and every line's max_abs_err and mean_err must be the
+# same in both. Timings are not asserted.
 # -DLAUNCH=<mpiexec;-n;3;flags> -DBENCH=<zcoll-bench> -DDATA=<data dir>
 function(run_bench mode out_var)
   execute_process(
     COMMAND ${LAUNCH} "${BENCH}" coll --op allreduce --input "${DATA}/cesm_TS_10x192x288.f32"
-            --bytes 256K --algo mpi,zcoll,zcoll-doc,c-coll,plainring --iters 2 --warmup 1 --json ${mode}
+            --bytes 256K --algo mpi,zcoll,zcoll-doc,c-coll,plainring,zcoll-mpi --iters 2 --warmup 1 --json ${mode}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "zcoll-bench coll ${mode} exited with ${rc}\n${out}${err}")
@@ -18,7 +19,7 @@ endfunction()
 
 run_bench("" blocks)
 run_bench("--interleave" interleaved)
-foreach(algo mpi zcoll zcoll-doc c-coll plainring)
+foreach(algo mpi zcoll zcoll-doc c-coll plainring zcoll-mpi)
   set(pattern "\"algo\":\"${algo}\",[^\n]*\"max_abs_err\":([^,]*),[^\n]*\"mean_err\":([^,]*),[^\n]*\"interleaved\":")
   foreach(mode blocks interleaved)
     if(NOT ${mode} MATCHES "${pattern}(true|false)")
@@ -34,4 +35,8 @@ foreach(algo mpi zcoll zcoll-doc c-coll plainring)
     message(FATAL_ERROR "${algo}: max_abs_err, mean_err ${err_blocks} in turn, ${err_interleaved} interleaved")
   endif()
   message(STATUS "${algo}: max_abs_err, mean_err ${err_blocks} in both")
+  set(err_of_${algo} "${err_blocks}")
 endforeach()
+if(NOT err_of_zcoll-mpi STREQUAL err_of_mpi)
+  message(FATAL_ERROR "zcoll-mpi: max_abs_err, mean_err ${err_of_zcoll-mpi}, plain MPI's ${err_of_mpi}")
+endif()
