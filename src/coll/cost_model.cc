@@ -393,7 +393,7 @@ int size_class(size_t bytes) {
 // 4 ranks on 2 cores, a 1 MiB allreduce's ring, six steps each waiting on the scheduler, took
 // 95-152 ms where plain MPI took 42 and recursive doubling, two steps, 32.5. Recursive
 // doubling, inheriting the ring's factor, was predicted beyond 3x plain MPI's time: in 16
-// calls at each rate it ran in none at ac1c089 and 27e037d, in 2 of 64 before.)
+// calls at each rate it ran in none at ac1c089 and 27e037d, in 4 of 64 before.)
 // The node-aware schedules (compressed or plain) are a group of their own: their plain
 // stages inside a node go wrong in other ways, and the flat schedules inheriting that error
 // would never be tried. Before any of its group has run: the other group's best factor where
