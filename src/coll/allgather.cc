@@ -28,39 +28,61 @@ int allgather_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& c
 
 namespace {
 
-// counts and displs in elements, as MPI_Allgatherv takes them. The decision to compress
-// rests on the receive arguments, which every rank shares; a rank's own data comes into
-// its receive block first, whatever its send datatype.
+// The receive blocks in elements: MPI_Allgatherv's counts and displs, or MPI_Allgather's
+// one count (arrays made only when the call compresses: a call that runs plain MPI does no
+// O(p) work).
+struct Blocks {
+  const int* counts = nullptr;  // null: `uniform` elements for every rank, in rank order
+  const int* displs = nullptr;
+  int uniform = 0;
+  int count(int b) const { return counts ? counts[b] : uniform; }
+  size_t displ(int b) const { return displs ? static_cast<size_t>(displs[b]) : static_cast<size_t>(b) * uniform; }
+};
+
+// The decision to compress rests on the receive arguments, which every rank shares; a
+// rank's own data comes into its receive block first, whatever its send datatype.
 int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   const int* counts, const int* displs, MPI_Datatype recvtype, bool uniform) {
+                   const Blocks& blocks, MPI_Datatype recvtype) {
   const int p = c.size, r = c.rank;
   size_t total = 0;
-  for (int i = 0; i < p; ++i) total += static_cast<size_t>(counts[i]);
+  if (blocks.counts) {
+    for (int i = 0; i < p; ++i) total += static_cast<size_t>(blocks.counts[i]);
+  } else {
+    total = static_cast<size_t>(blocks.uniform) * static_cast<size_t>(p);
+  }
   const size_t per_rank = type_bytes(recvtype, total) / static_cast<size_t>(p);
-  auto own = [&](zcoll_dtype dt) { return at(recvbuf, static_cast<size_t>(displs[r]), codec::element_size(dt)); };
+  const int mine = blocks.count(r);
+  auto own = [&](zcoll_dtype dt) { return at(recvbuf, blocks.displ(r), codec::element_size(dt)); };
   bool direct = false;
   return run_collective(
       c, ZCOLL_COLL_ALLGATHER, recvtype, per_rank, -1, -1,
       [&](zcoll_dtype dt, Agreement& a) {
-        if (uniform) a.count = counts[0];
-        else a.set_counts(counts, p);
+        if (blocks.counts) a.set_counts(blocks.counts, p);
+        else a.count = blocks.uniform;
         // The same layout on both sides: the values are read where they are, and copied
         // only if the call compresses (plain MPI copies them itself).
-        direct = sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == counts[r];
+        direct = sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == mine;
         if (sendbuf != MPI_IN_PLACE && !direct)
-          a.rc = local_copy(sendbuf, sendcount, sendtype, own(dt), counts[r], recvtype, c.comm);
-        a.add_values(dt, direct ? sendbuf : own(dt), static_cast<size_t>(counts[r]), c.cfg.codec.threads);
+          a.rc = local_copy(sendbuf, sendcount, sendtype, own(dt), mine, recvtype, c.comm);
+        a.add_values(dt, direct ? sendbuf : own(dt), static_cast<size_t>(mine), c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
-        if (direct && counts[r] > 0)
-          std::memcpy(own(dt), sendbuf, static_cast<size_t>(counts[r]) * codec::element_size(dt));
-        if (node_aware(ch.schedule))
-          return hierarchical_allgather(c, ch.schedule, dt, eb, recvbuf, counts, displs);
-        return allgather_engine(c, dt, eb, ch, recvbuf, counts, displs);
+        if (direct && mine > 0) std::memcpy(own(dt), sendbuf, static_cast<size_t>(mine) * codec::element_size(dt));
+        std::vector<int> counts, displs;
+        if (!blocks.counts) {
+          counts.assign(p, blocks.uniform);
+          displs.resize(p);
+          for (int i = 0; i < p; ++i) displs[i] = i * blocks.uniform;
+        }
+        const int* cs = blocks.counts ? blocks.counts : counts.data();
+        const int* ds = blocks.displs ? blocks.displs : displs.data();
+        if (node_aware(ch.schedule)) return hierarchical_allgather(c, ch.schedule, dt, eb, recvbuf, cs, ds);
+        return allgather_engine(c, dt, eb, ch, recvbuf, cs, ds);
       },
       [&] {
-        return uniform ? MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, counts[0], recvtype, c.comm)
-                       : MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, c.comm);
+        return blocks.counts ? MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, blocks.counts, blocks.displs,
+                                              recvtype, c.comm)
+                             : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, blocks.uniform, recvtype, c.comm);
       });
 }
 
@@ -80,17 +102,18 @@ int zcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     total += recvcounts[i];
   }
   if (bad_buffers(sendbuf, sendcount, recvbuf, total)) return ZCOLL_ERR_ARG;
-  return allgather_call(*comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, false);
+  Blocks blocks;
+  blocks.counts = recvcounts;
+  blocks.displs = displs;
+  return allgather_call(*comm, sendbuf, sendcount, sendtype, recvbuf, blocks, recvtype);
 }
 
 int zcoll_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, zcoll_comm comm) {
   if (!comm || bad_buffers(sendbuf, sendcount, recvbuf, recvcount)) return ZCOLL_ERR_ARG;
-  return zcoll::guarded([&] {
-    std::vector<int> counts(comm->size, recvcount), displs(comm->size);
-    for (int i = 0; i < comm->size; ++i) displs[i] = i * recvcount;
-    return allgather_call(*comm, sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, true);
-  });
+  Blocks blocks;
+  blocks.uniform = recvcount;
+  return allgather_call(*comm, sendbuf, sendcount, sendtype, recvbuf, blocks, recvtype);
 }
 
 }  // extern "C"

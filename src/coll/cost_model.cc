@@ -484,6 +484,7 @@ int measure_links(zcoll_comm_s& c) {
   s.intra = {v[0], v[1]};
   s.inter = {v[2], v[3]};
   s.reduce_cost = v[4];
+  ++s.epoch;
   std::lock_guard<std::mutex> lock(k.m);
   for (int cls = 0; cls < 2; ++cls)
     if (need[cls] > 0) {
@@ -505,11 +506,11 @@ namespace {
 double agreement_cost(const ModelState& s, int collective, int size) {
   return s.overhead_runs[collective][size] >= 2 ? s.overhead[collective][size] : 0.0;
 }
-}  // namespace
 
-bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
-  if (!uses_model(c, collective)) return false;
-  ModelState& s = *c.model;
+// Whether plain MPI wins a call of `bytes` whatever its data (see surely_plain()), from the
+// agreed state alone; sets v's times.
+bool plain_wins(const zcoll_comm_s& c, int collective, size_t bytes, ModelState::Verdict* v) {
+  const ModelState& s = *c.model;
   // The cheaper dtype's figures: a rank may pass a derived datatype of floats where
   // another passes MPI_FLOAT, and both must reach the same answer here.
   const double comp = std::min(s.best_compress[0] > 0 ? s.best_compress[0] : 1e300,
@@ -524,7 +525,8 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   // skip, for good, the calls that measure it.
   if (s.runs[collective][size][0] < 2) return false;
   const double* f = s.learned[collective][size];
-  const double plain = plain_time(collective, m, bytes) * f[0];
+  v->t_model = plain_time(collective, m, bytes);
+  const double plain = v->t_plain = v->t_model * f[0];
   // A compressed call also pays the agreement, range pass and sample that this one skips. A
   // schedule never run here counts as up to kExplore faster than modelled (as in decide()).
   const double agreement = agreement_cost(s, collective, size);
@@ -555,6 +557,22 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
     }
     if (!(plain < likely)) return false;
   }
+  return true;
+}
+}  // namespace
+
+bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
+  if (!uses_model(c, collective)) return false;
+  ModelState& s = *c.model;
+  ModelState::Verdict& v = s.verdict[collective];
+  if (v.epoch != s.epoch || v.bytes != bytes) {
+    v = ModelState::Verdict{};
+    v.plain = plain_wins(c, collective, bytes, &v);
+    v.epoch = s.epoch;
+    v.bytes = bytes;
+  }
+  if (!v.plain) return false;
+  const int size = size_class(bytes);
   // The 8th call here, then every 16th, goes to the agreement all the same. It carries plain
   // MPI's times on this path (decide() learns their low order statistic), sees the data's ratio again,
   // and lets decide() re-check the other paths. Without it plain MPI's factor, learned from
@@ -572,9 +590,9 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   if (n == 4 || n == 8 || n % 16 == 0) return false;
   s.fast_collective = collective;
   s.fast_size = size;
-  s.fast_model = plain / f[0];
+  s.fast_model = v.t_model;
   d->plain = d->fast = true;
-  d->t_predicted = d->t_predicted_plain = plain;
+  d->t_predicted = d->t_predicted_plain = v.t_plain;
   return true;
 }
 
@@ -723,6 +741,7 @@ double factor_of(const zcoll_comm_s& c, int collective, int size, int path, bool
 // factor, and what its agreement cost into the overhead of its collective and size.
 void learn(zcoll_comm_s& c, double seconds, double overhead) {
   ModelState& s = *c.model;
+  ++s.epoch;
   if (s.last_collective >= 0 && seconds > 0 && s.last_model > 0) {
     int& runs = s.runs[s.last_collective][s.last_size][s.last_path];
     // The factor follows what was measured, robustly: one run sets it outright (a model
@@ -759,6 +778,7 @@ void learn(zcoll_comm_s& c, double seconds, double overhead) {
 Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a) {
   Decision d;
   ModelState& s = *c.model;
+  ++s.epoch;
   const int k = dtype_slot(dtype);
   // Learning: the previous decided call's time, the slowest rank's.
   learn(c, a.prev_time, a.prev_overhead);

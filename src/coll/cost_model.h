@@ -98,6 +98,19 @@ struct ModelState {
   // collective and size class: a fast-path plain call saves it.
   double overhead[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   int overhead_runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  // surely_plain()'s verdict for the last byte count of each collective, kept while the
+  // agreed state it was worked out from holds (epoch: bumped by every change of it, in
+  // measure_links(), learn() and decide()). A stretch of fast-path calls then costs a
+  // lookup, not the model's sums over every schedule at every call.
+  unsigned epoch = 1;
+  struct Verdict {
+    unsigned epoch = 0;  // 0: none
+    size_t bytes = 0;
+    bool plain = false;     // plain MPI wins (surely, or likely: surely_plain())
+    double t_plain = 0;     // plain MPI's predicted time, its factor applied
+    double t_model = 0;     // and its bare model
+  };
+  Verdict verdict[ZCOLL_NUM_COLLECTIVES];
   ModelState();
 };
 

@@ -2,7 +2,6 @@
 // each block reduced on its rank; allreduce then runs a ring allgather of the
 // still-compressed reduced blocks (or recursive doubling for short vectors), and reduce
 // gathers them to the root.
-#include <functional>
 #include <vector>
 
 #include "coll/algorithms.h"
@@ -70,15 +69,16 @@ int reduction_engine(zcoll_comm_s& c, int collective, zcoll_dtype dt, double eb,
 
 namespace {
 
-// counts: the p block sizes; the input is sendbuf (recvbuf with MPI_IN_PLACE); out: this
-// rank's block for reduce_scatter, the whole vector otherwise (the root's, for reduce).
-int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* out, const std::vector<size_t>& counts,
+// total: the elements of the whole vector; blocks(): its p block sizes, made only when the
+// call compresses (a call that runs plain MPI does no O(p) work). The input is sendbuf
+// (recvbuf with MPI_IN_PLACE); out: this rank's block for reduce_scatter, the whole vector
+// otherwise (the root's, for reduce).
+template <class Blocks, class Plain>
+int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* out, size_t total, Blocks&& blocks,
                    MPI_Datatype type, MPI_Op mpi_op, int root, const int* hashed_counts, int plain_count,
-                   const std::function<int()>& plain) {
+                   Plain&& plain) {
   const void* input = sendbuf == MPI_IN_PLACE ? out : sendbuf;
   const int p = c.size, op = combine_op(mpi_op);
-  size_t total = 0;
-  for (size_t b : counts) total += b;
   return run_collective(
       c, collective, type, type_bytes(type, total), root, op,
       [&](zcoll_dtype dt, Agreement& a) {
@@ -89,7 +89,7 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
         if (node_aware(ch.schedule))
           return hierarchical_allreduce(c, ch.schedule, dt, eb, input, out, total, mpi_op, op);
-        return reduction_engine(c, collective, dt, eb, ch, input, out, counts, op, root);
+        return reduction_engine(c, collective, dt, eb, ch, input, out, blocks(), op, root);
       },
       plain);
 }
@@ -103,11 +103,10 @@ extern "C" {
 
 int zcoll_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, zcoll_comm comm) {
   if (!comm || count < 0 || (count > 0 && (!recvbuf || !sendbuf))) return ZCOLL_ERR_ARG;
-  return zcoll::guarded([&] {
-    return reduction_call(*comm, ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, even_blocks(count, comm->size), datatype, op,
-                          -1, nullptr, count,
-                          [&] { return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm->comm); });
-  });
+  const size_t n = static_cast<size_t>(count);
+  return reduction_call(
+      *comm, ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, n, [&] { return even_blocks(n, comm->size); }, datatype, op, -1,
+      nullptr, count, [&] { return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm->comm); });
 }
 
 int zcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -117,11 +116,10 @@ int zcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   if (count < 0 || root < 0 || root >= comm->size || (count > 0 && (!sendbuf || (is_root && !recvbuf))) ||
       (sendbuf == MPI_IN_PLACE && !is_root))
     return ZCOLL_ERR_ARG;
-  return zcoll::guarded([&] {
-    return reduction_call(*comm, ZCOLL_COLL_REDUCE, sendbuf, recvbuf, even_blocks(count, comm->size), datatype, op,
-                          root, nullptr, count,
-                          [&] { return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm->comm); });
-  });
+  const size_t n = static_cast<size_t>(count);
+  return reduction_call(
+      *comm, ZCOLL_COLL_REDUCE, sendbuf, recvbuf, n, [&] { return even_blocks(n, comm->size); }, datatype, op, root,
+      nullptr, count, [&] { return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm->comm); });
 }
 
 int zcoll_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
@@ -133,22 +131,20 @@ int zcoll_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
     total += static_cast<size_t>(recvcounts[b]);
   }
   if ((recvcounts[comm->rank] > 0 && !recvbuf) || (total > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
-  return zcoll::guarded([&] {
-    const std::vector<size_t> counts(recvcounts, recvcounts + comm->size);
-    return reduction_call(*comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, counts, datatype, op, -1, recvcounts, 0,
-                          [&] { return MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm->comm); });
-  });
+  return reduction_call(
+      *comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, total,
+      [&] { return std::vector<size_t>(recvcounts, recvcounts + comm->size); }, datatype, op, -1, recvcounts, 0,
+      [&] { return MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm->comm); });
 }
 
 int zcoll_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                zcoll_comm comm) {
   if (!comm || recvcount < 0 || (recvcount > 0 && (!recvbuf || !sendbuf))) return ZCOLL_ERR_ARG;
-  return zcoll::guarded([&] {
-    const std::vector<size_t> counts(comm->size, static_cast<size_t>(recvcount));
-    return reduction_call(*comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, counts, datatype, op, -1, nullptr,
-                          recvcount,
-                          [&] { return MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm->comm); });
-  });
+  const size_t block = static_cast<size_t>(recvcount);
+  return reduction_call(
+      *comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, block * static_cast<size_t>(comm->size),
+      [&] { return std::vector<size_t>(comm->size, block); }, datatype, op, -1, nullptr, recvcount,
+      [&] { return MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm->comm); });
 }
 
 }  // extern "C"

@@ -23,7 +23,12 @@ inline int mpi_rc(int rc) { return rc == MPI_SUCCESS ? ZCOLL_SUCCESS : ZCOLL_ERR
 
 inline double now() { return MPI_Wtime(); }
 
+// The float types need no MPI call: a call that passes plain MPI straight through should
+// add nothing but the MPI call itself (under SimGrid's SMPI every MPI call also ends a
+// compute stretch that is timed and charged).
 inline size_t type_bytes(MPI_Datatype t, size_t count) {
+  zcoll_dtype dt;
+  if (float_type(t, &dt)) return count * (dt == ZCOLL_FLOAT64 ? sizeof(double) : sizeof(float));
   int size = 0;
   if (MPI_Type_size(t, &size) != MPI_SUCCESS || size < 0) return 0;
   return count * static_cast<size_t>(size);

@@ -40,6 +40,8 @@ struct Sim {
   std::vector<int> ran;        // what each call ran
   bool homomorphic = false;    // a reduction that combines compressed data (the default's)
   double agreement = 0;        // what a call through the agreement pays before its path runs
+  bool forget_verdicts = false;  // work out the fast path's verdict anew at every call
+  int fast_taken = 0;          // calls that took the fast path
 
   Sim(int p, double gbps) {
     zcoll_config_init(&c.cfg);
@@ -81,7 +83,9 @@ struct Sim {
   int call(int collective, size_t bytes) {
     zc::Decision d;
     int path = 0;
+    if (forget_verdicts) ++c.model->epoch;
     const bool fast = zc::surely_plain(c, collective, bytes, &d);
+    fast_taken += fast;
     if (!fast) {
       zc::Agreement a;
       a.rho = 0.25;
@@ -435,4 +439,32 @@ int main(int argc, char** argv) {
   const int rc = RUN_ALL_TESTS();
   MPI_Finalize();
   return rc;
+}
+
+// The fast path keeps its verdict while the agreed state holds (ModelState::epoch). It must
+// take exactly the decisions it takes when it works the verdict out at every call: two
+// collectives, two sizes of each in turn, and spells of the host that move the learned
+// factors, so that a verdict kept past a change of state would show in the trace.
+TEST(CostModel, KeptFastPathVerdictIsTheModelsOfNow) {
+  auto run = [](bool forget, int* fast) {
+    Sim s(2, 20.0);
+    s.forget_verdicts = forget;
+    s.codec(0.2e-9, 0.1e-9);
+    s.homomorphic = true;
+    s.warm = {{0, 0.20e-3}, {ZCOLL_ALGO_RING, 0.38e-3}, {ZCOLL_ALGO_BRUCK, 0.37e-3},
+              {ZCOLL_ALGO_RECURSIVE_DOUBLING, 0.36e-3}};
+    s.spell(0, 3.5, 20, 50);
+    s.spell(Sim::kEveryPath, 1.8, 70, 90);
+    for (int i = 0; i < 120; ++i) {
+      const size_t bytes = (i / 3) % 2 ? kMiB : 3 * kMiB / 2;
+      s.call(i % 4 == 3 ? ZCOLL_COLL_ALLREDUCE : ZCOLL_COLL_ALLGATHER, bytes);
+    }
+    *fast = s.fast_taken;
+    return s.trace();
+  };
+  int fast_kept = 0, fast_forgot = 0;
+  const std::string kept = run(false, &fast_kept), forgot = run(true, &fast_forgot);
+  EXPECT_EQ(kept, forgot);
+  EXPECT_EQ(fast_kept, fast_forgot);
+  EXPECT_GE(fast_kept, 40) << "most calls must take the fast path, else this tests nothing: " << kept;
 }
