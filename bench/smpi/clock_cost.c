@@ -9,8 +9,10 @@
  * slowest rank's time, in one of two modes:
  *   bare     MPI_Allreduce alone between the timing reads
  *   clocked  the same with two more MPI_Wtime reads around it, as zcoll's front end has
+ *   dup      MPI_Allreduce alone, on a duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN,
+ *            as a zcoll communicator makes its calls
  * and prints one JSON line. Run by clock_cost.sh.
- *   smpirun -np P ... clock_cost COUNT ITERS bare|clocked */
+ *   smpirun -np P ... clock_cost COUNT ITERS bare|clocked|dup */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +29,17 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc != 4 || atoi(argv[1]) < 1 || atoi(argv[2]) < 1 ||
-      (strcmp(argv[3], "bare") != 0 && strcmp(argv[3], "clocked") != 0)) {
-    if (rank == 0) fprintf(stderr, "usage: clock_cost COUNT ITERS bare|clocked\n");
+      (strcmp(argv[3], "bare") != 0 && strcmp(argv[3], "clocked") != 0 && strcmp(argv[3], "dup") != 0)) {
+    if (rank == 0) fprintf(stderr, "usage: clock_cost COUNT ITERS bare|clocked|dup\n");
     MPI_Finalize();
     return 2;
   }
   const int count = atoi(argv[1]), iters = atoi(argv[2]), clocked = strcmp(argv[3], "clocked") == 0;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  if (strcmp(argv[3], "dup") == 0) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  }
   double *in = malloc((size_t)count * sizeof *in), *out = malloc((size_t)count * sizeof *out);
   double *times = malloc((size_t)iters * sizeof *times);
   if (!in || !out || !times) MPI_Abort(MPI_COMM_WORLD, 1);
@@ -42,7 +49,7 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     if (clocked) reads += MPI_Wtime();
-    MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, comm);
     if (clocked) reads -= MPI_Wtime();
     double t = MPI_Wtime() - t0, slowest = 0;
     MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -57,6 +64,7 @@ int main(int argc, char **argv) {
            argv[3], size, (size_t)count * sizeof(double), iters, sum / iters, times[iters / 2], times[0],
            reads != 0);
   }
+  if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
   free(in);
   free(out);
   free(times);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What two clock reads around plain MPI cost a call under SMPI (clock_cost.c), on the platform
-# of the 16-ranks-per-node study: plain MPI_Allreduce bare and with the two MPI_Wtime reads
-# zcoll's front end makes, each with SMPI charging the CPU time between MPI calls (its default,
+# of the 16-ranks-per-node study: plain MPI_Allreduce bare, with the two MPI_Wtime reads
+# zcoll's front end makes, and on a duplicated communicator (env MODES, default "bare clocked
+# dup"), each with SMPI charging the CPU time between MPI calls (its default,
 # as in run_scale.py) and without (smpi/simulate-computation:no). JSON lines on stdout, each
 # with the configuration in "smpi". SIMULATED.
 #
@@ -20,7 +21,7 @@ cfg=(--cfg=smpi/host-speed:1Gf --cfg=smpi/coll-selector:ompi --cfg=smpi/test:1e-
      --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1)
 for sim in yes no; do
   for ((r = 0; r < repeats; ++r)); do
-    for mode in bare clocked; do
+    for mode in ${MODES:-bare clocked dup}; do
       line=$(smpirun -np $((nodes * rpn)) -platform "$work/cluster.xml" -hostfile "$work/hosts.txt" "${cfg[@]}" \
                --cfg=smpi/simulate-computation:$sim --log=xbt_cfg.thres:warning --log=smpi_config.thres:error \
                "$work/clock_cost" $((bytes / 8)) "$iters" "$mode" 2>/dev/null)

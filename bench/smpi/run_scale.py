@@ -50,7 +50,7 @@ from results_io import append_results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-OPS = ["allreduce", "bcast", "scatter", "allgather", "alltoall"]
+OPS = ["allreduce", "reduce_scatter", "bcast", "scatter", "allgather", "alltoall"]
 DEFAULT_PLAN = "allreduce=4M,16M;bcast=4M,16M;scatter=4M,16M@32;allgather=1M,4M@16"
 
 
@@ -88,8 +88,8 @@ def mem_estimate_gib(op, p, n):
     """Rough resident size of one launch (all ranks): per rank the field (<= 16 MiB) and the
     binary, plus the op's buffers (zcoll-bench's input/reference/result, zcoll's staging)."""
     base = 24 << 20
-    per_rank = {"allreduce": 4 * n, "bcast": 3 * n, "scatter": 3 * n + 2 * n, "allgather": 3 * p * n,
-                "alltoall": 3 * p * n}[op]  # alltoall: 4 MiB on 64 ranks passed 23 GiB
+    per_rank = {"allreduce": 4 * n, "reduce_scatter": 4 * n, "bcast": 3 * n, "scatter": 3 * n + 2 * n,
+                "allgather": 3 * p * n, "alltoall": 3 * p * n}[op]  # alltoall: 4 MiB on 64 ranks passed 23 GiB
     return p * (base + per_rank) / 2**30
 
 
