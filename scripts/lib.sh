@@ -112,16 +112,28 @@ zbuild() {
 # ---- the Python package (python/, docs/python.md)
 # One venv per MPI under .cache/python (ignored by git, kept between runs), with mpi4py
 # built from source against that MPI: MPICH and Open MPI are not ABI compatible, and
-# zcoll's package must talk to the same MPI as mpi4py. Built wheels are cached, so only the
-# first run compiles mpi4py.
+# zcoll's package must talk to the same MPI as mpi4py. Built mpi4py wheels are cached
+# outside the checkout (ZCOLL_WHEEL_CACHE, default ~/.cache/zcoll/wheels), keyed by the
+# Python version and the MPI compiler's command line, so only the first run on a machine
+# compiles mpi4py, a fresh clone included.
 ZCOLL_PY_CACHE="$ZCOLL_ROOT/.cache/python"
 ZCOLL_MPI4PY_VERSION="${ZCOLL_MPI4PY_VERSION:-4.1.2}"
+ZCOLL_WHEEL_CACHE="${ZCOLL_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zcoll/wheels}"
+
+# zpy_wheel_dir MPI: where the mpi4py wheel for MPI and this Python is cached.
+zpy_wheel_dir() {
+  local mpi="$1" py="${PYTHON:-python3}" pytag key
+  pytag="$("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')" || return 1
+  key="$("mpicc.$mpi" -show 2>/dev/null | sha256sum | cut -c1-12)"
+  echo "$ZCOLL_WHEEL_CACHE/mpi4py-$ZCOLL_MPI4PY_VERSION/$pytag/$mpi-$key"
+}
 
 # zpy_mpi4py_wheel MPI: builds (once) the mpi4py wheel for MPI into the cache. -O0: the
 # tests need mpi4py to work, not to be fast (its compiled module is one large C file, and
 # optimising it takes most of this stage's time on two cores); the data moves in libmpi.
 zpy_mpi4py_wheel() {
-  local mpi="$1" dir="$ZCOLL_PY_CACHE/wheels/$1"
+  local mpi="$1" dir
+  dir="$(zpy_wheel_dir "$mpi")" || return 1
   if compgen -G "$dir/mpi4py-$ZCOLL_MPI4PY_VERSION-*.whl" >/dev/null; then
     zlog "mpi4py $ZCOLL_MPI4PY_VERSION for $mpi: cached"
     return 0
@@ -156,13 +168,13 @@ zpy_install() {
   local mpi="$1" venv="$ZCOLL_PY_CACHE/venv-$1"
   zpy_venv "$mpi" && zpy_mpi4py_wheel "$mpi" || return 1
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --force-reinstall \
-    --no-deps "$ZCOLL_PY_CACHE/wheels/$mpi/mpi4py-$ZCOLL_MPI4PY_VERSION"-*.whl || return 1
+    --no-deps "$(zpy_wheel_dir "$mpi")/mpi4py-$ZCOLL_MPI4PY_VERSION"-*.whl || return 1
   local want=MPICH lib
   [ "$mpi" = openmpi ] && want="Open MPI"
   lib="$("$venv/bin/python" -c 'from mpi4py import MPI; print(MPI.Get_library_version().replace(chr(0), "").splitlines()[0])')"
   case "$lib" in
     *"$want"*) zlog "mpi4py in venv-$mpi: $lib" ;;
-    *) zlog "mpi4py in venv-$mpi runs '$lib', not $want: remove $ZCOLL_PY_CACHE/wheels/$mpi"; return 1 ;;
+    *) zlog "mpi4py in venv-$mpi runs '$lib', not $want: remove $(zpy_wheel_dir "$mpi")"; return 1 ;;
   esac
   MPICC="mpicc.$mpi" "$venv/bin/python" -m pip install -q --disable-pip-version-check \
     --no-build-isolation --no-deps -C build-dir="$ZCOLL_ROOT/build-py-$mpi" \
