@@ -1,27 +1,32 @@
 #!/usr/bin/env bash
-# Codec thread scaling (issue 17): zcoll-bench codec --threads 1 and --threads 2 on fields of
-# at least 16 MiB, REL 1e-4, best of --repeat each, alternated ROUNDS times (1, 2, 1, 2, ...)
-# so that the other jobs on a shared host weigh on both alike. Prints one JSON line per run
-# (zcoll-bench's, plus round and the 1-minute load average before it) to stdout.
+# Codec thread scaling (issue 17): zcoll-bench codec at each thread count of $THREADS (default
+# "1 2") on fields of at least 16 MiB, REL 1e-4, best of --repeat each, the thread counts
+# alternated ROUNDS times (1, 2, 1, 2, ...) so that the other jobs on a shared host weigh on all
+# alike. Prints one JSON line per run (zcoll-bench's, plus round and the 1-minute load average
+# before it) to stdout.
 #
-#   bash bench/codec_scaling.sh BUILD_DIR [ROUNDS] [REPEAT] > scaling.jsonl
+#   [THREADS="1 2 4 8 16"] bash bench/codec_scaling.sh BUILD_DIR [ROUNDS] [REPEAT] > scaling.jsonl
 #
 # Fields: the Nyx field (16 MiB, f64) as it is, and the smaller real fields tiled
 # (concatenated whole) to >= 16 MiB in $TMPDIR (default /tmp): cesm_TS x8, turb_wmag x6,
-# isabel_velmag x6, echam5_T x14.
+# isabel_velmag x6, echam5_T x14. They are read from ../shared/datasets; where that is missing
+# (a clone without ../shared), the three fields the repository ships in data/ are used.
 set -euo pipefail
 build="${1:?usage: codec_scaling.sh BUILD_DIR [ROUNDS] [REPEAT]}"
 rounds="${2:-3}"
 repeat="${3:-5}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 shared="$here/../../shared/datasets"
+[ -d "$shared" ] || shared="$here/../data"
 tmp="${TMPDIR:-/tmp}/zcoll_codec_scaling"
 mkdir -p "$tmp"
-fields=("$shared/nyx_phigrav_128x128x128.f64")
+fields=()
+[ -f "$shared/nyx_phigrav_128x128x128.f64" ] && fields+=("$shared/nyx_phigrav_128x128x128.f64")
 for spec in cesm_TS_10x192x288.f32:8 turb_wmag_91x91x91.f32:6 isabel_velmag_t48_25x125x125.f64:6 \
             echam5_T_17x96x192.f32:14; do
   name="${spec%%:*}"
   times="${spec##*:}"
+  [ -f "$shared/$name" ] || continue
   out="$tmp/${name%.*}_tiled${times}.${name##*.}"
   if [ ! -s "$out" ]; then
     : > "$out"
@@ -31,7 +36,7 @@ for spec in cesm_TS_10x192x288.f32:8 turb_wmag_91x91x91.f32:6 isabel_velmag_t48_
 done
 for f in "${fields[@]}"; do
   for r in $(seq "$rounds"); do
-    for t in 1 2; do
+    for t in ${THREADS:-1 2}; do
       load="$(cut -d' ' -f1 /proc/loadavg)"
       line="$("$build/bench/zcoll-bench" codec --input "$f" --eb-mode rel \
                --eb 1e-4 --threads "$t" --repeat "$repeat" --json)"

@@ -202,13 +202,18 @@ def auto_table(out_dir, out_jsonl):
     cells = {}
     by_name = {}  # key -> {algo: its record} (threads 1)
     for r in recs:
-        key = (r["rate"], str(r["link_ranks"]), r["op"], os.path.basename(r.get("input", "")), r["bytes_per_rank"])
-        if r.get("threads", 1) == 1:
+        # AUTO runs on the codec threads it is given (config.codec.threads), like the fixed
+        # paths beside it: each thread count is a cell of its own, plain MPI in all of them.
+        # A rank count with threads over is shown as "4, 4 thr".
+        threads = r.get("threads", 1)
+        ranks = str(r["link_ranks"]) + (f", {threads} thr" if threads != 1 else "")
+        key = (r["rate"], ranks, r["op"], os.path.basename(r.get("input", "")), r["bytes_per_rank"])
+        if threads == 1:
             by_name.setdefault(key, {})[r["algo"]] = r
         cell = cells.setdefault(key, {})
         calls = cell.setdefault("calls", {})  # name -> its timed calls (call_times_s)
         cell["mpi"] = min(cell.get("mpi", 1e30), r["time_mpi_s"])
-        name = r["algo"] + (f"/{r['threads']}t" if r.get("threads", 1) != 1 else "")
+        name = r["algo"]
         if r.get("call_times_s") and (name == "mpi" or r["time_s"] <= cell.get(name, 1e30)):
             calls[name] = r["call_times_s"]
         if r["algo"] != "mpi":
