@@ -382,8 +382,9 @@ TEST(CostModel, CompressedCallsPayTheirAgreement) {
 // the ring (6.2 ms a call) where the node-aware schedule was 1.7x faster. A path's factor is
 // taken against the model's codec speed of now. Here the samples warm up over 7 calls: the
 // ring must run at most 3 of 40 calls (its first run, a second, one re-check; with factors
-// learned against the model of their day, 7) and the node-aware schedule at least 32 of
-// calls 5-40 (28).
+// learned against the model of their day, 7) and the node-aware schedule at least 31 of
+// calls 5-40 (28; one more call runs plain MPI, within 2x, a third time: see
+// PlainMpiKnownOnlyFromItsFirstTwoRunsIsRunAgain).
 TEST(CostModel, FactorsFollowTheSampleAsItWarms) {
   Sim s(128, 100.0);
   s.nodes_of(16, 96.0);
@@ -399,7 +400,7 @@ TEST(CostModel, FactorsFollowTheSampleAsItWarms) {
             {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 5.3e-3}};
   for (int i = 0; i < 40; ++i) s.call(ZCOLL_COLL_ALLREDUCE, 16 * kMiB);
   EXPECT_LE(s.runs_of(ZCOLL_ALGO_RING), 3) << s.trace();
-  EXPECT_GE(s.runs_of(ZCOLL_ALGO_HIERARCHICAL, 4), 32) << "calls 5-40 must run the node-aware schedule: " << s.trace();
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_HIERARCHICAL, 4), 31) << "calls 5-40 must run the node-aware schedule: " << s.trace();
 }
 
 // Plain MPI's reductions across nodes are modelled with a ring's traffic, the optimistic
@@ -420,6 +421,24 @@ TEST(CostModel, PlainReductionAcrossNodesIsMeasured) {
             {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 2.0e-3}};
   for (int i = 0; i < 40; ++i) s.call(ZCOLL_COLL_ALLREDUCE, 4 * kMiB);
   EXPECT_GE(s.runs_of(0, 8), 28) << "calls 9-40 must run plain MPI: " << s.trace();
+}
+
+// Plain MPI's first two runs both cold. On a 16-core node (4 ranks on shared memory, 4 codec
+// threads each, cesm_TS, 16 MiB; bench/node_scaling.sh, 2026-11-28) a bcast's plain MPI took
+// 9.1 ms (the warm-up, the communicator's first call) and 7.7 ms, then 3.8 ms for good; the
+// binomial tree, 3.9-4.4 ms, was chosen on the strength of those two runs and held every later
+// call, plain MPI predicted at 6.9 ms and never run again (AUTO 1.14x plain MPI). A plain MPI
+// known only from its first two runs, predicted within 2x of the chosen path, runs once more:
+// from the 9th call on, plain MPI must hold most calls.
+TEST(CostModel, PlainMpiKnownOnlyFromItsFirstTwoRunsIsRunAgain) {
+  Sim s(4, 40.0);
+  s.codec(0.1e-9, 0.05e-9);
+  s.series[0] = {9.1e-3, 7.7e-3};
+  s.series[0].resize(64, 3.8e-3);
+  s.warm = {{ZCOLL_ALGO_BINOMIAL, 4.1e-3}, {ZCOLL_ALGO_SCATTER_ALLGATHER, 6.0e-3}};
+  for (int i = 0; i < 24; ++i) s.call(ZCOLL_COLL_BCAST, 16 * kMiB);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_BINOMIAL), 1) << "the tree must be chosen once, else this tests nothing: " << s.trace();
+  EXPECT_GE(s.runs_of(0, 8), 12) << "calls 9-24 must run plain MPI: " << s.trace();
 }
 
 // The decision is a pure function of agreed state: two simulated "ranks" fed the same
