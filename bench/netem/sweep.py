@@ -216,9 +216,9 @@ def auto_table(out_dir, out_jsonl):
         name = r["algo"]
         if r.get("call_times_s") and (name == "mpi" or r["time_s"] <= cell.get(name, 1e30)):
             calls[name] = r["call_times_s"]
-        if r["algo"] != "mpi":
+        if name != "mpi":
             cell[name] = min(cell.get(name, 1e30), r["time_s"])
-            if r["algo"] == "auto":
+            if name == "auto":
                 cell["auto_ran"] = r["algo_ran"]
                 cell["auto_paths"] = r.get("call_paths", [])
     rows = ["| link | ranks | op | input | MiB/rank | MPI s | best fixed | best s | AUTO ran | AUTO s | AUTO/best "

@@ -808,6 +808,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   }
   const Inputs m = inputs(c, rho, comp, decomp);
   const double plain_model = plain_time(collective, m, bytes);
+  int* runs = s.runs[collective][size];
   // Then plain MPI's fast-path calls here since the last agreement (the slowest rank's
   // order statistic of them, carry_measurements()): from up to 16 steady calls, it outweighs the runs plain MPI's factor
   // came from, and becomes that factor and its history.
@@ -815,11 +816,11 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
     const double f = std::clamp(a.fast_plain, 1 / kFactorLimit, kFactorLimit);
     s.learned[collective][size][0] = f;
     std::fill_n(s.seen[collective][size][0], ModelState::kSeen, ModelState::Run{f * plain_model, rho, static_cast<double>(bytes)});
-    ++s.runs[collective][size][0];
+    ++runs[0];
   }
   // The schedules' factors against the codec speed of this call's model (factor_of()).
   for (int path = 1; path < ModelState::kPaths; ++path)
-    if (s.runs[collective][size][path] > 0)
+    if (runs[path] > 0)
       s.learned[collective][size][path] = factor_of(c, collective, size, path, homomorphic, comp, decomp);
   const double* f = s.learned[collective][size];
   d.rho = rho;
@@ -831,14 +832,14 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // MPI's 11.0.
   const double agreement = agreement_cost(s, collective, size);
   double model[ModelState::kPaths] = {plain_model}, pred[ModelState::kPaths] = {d.t_predicted_plain};
-  bool ran[ModelState::kPaths] = {s.runs[collective][size][0] > 0};
+  bool ran[ModelState::kPaths] = {runs[0] > 0};
   double best = 1e300, model_best = 1e300;
   // The untried schedule predicted fastest (see below).
   int untried = -1;
   for (int alg : candidates(c, collective, homomorphic)) {
     model[alg] = schedule_time(c, collective, alg, homomorphic, m, bytes);
     model_best = std::min(model_best, model[alg]);
-    ran[alg] = s.runs[collective][size][alg] > 0;
+    ran[alg] = runs[alg] > 0;
     pred[alg] = model[alg] * (ran[alg] ? f[alg] : untried_factor(s, collective, size, alg, 1.0)) + agreement;
     if (pred[alg] < best) {
       best = pred[alg];
@@ -871,7 +872,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   }
   // Plain MPI's first two runs are learned at once (the fast path waits for the second),
   // and no other probe takes their place.
-  if (d.plain && s.runs[collective][size][0] < 2) d.probe = true;
+  if (d.plain && runs[0] < 2) d.probe = true;
   auto run_path = [&](int path) {
     d.plain = path == 0;
     if (path) d.choice.schedule = path;
@@ -935,14 +936,13 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   if (!d.probe && comp > 0) {
     int again = -1;
     for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
-      if (path != chosen && model[path] > 0 && s.runs[collective][size][path] >= 1 &&
-          s.runs[collective][size][path] <= (path ? 1 : 2) &&
+      if (path != chosen && model[path] > 0 && runs[path] >= 1 && runs[path] <= (path ? 1 : 2) &&
           (pred[path] < (path ? 1.25 : 2.0) * pred[chosen] ||
            (path && model[path] * (chosen ? std::min(f[chosen], 1.0) : 1.0) + agreement < pred[chosen])) &&
           (again < 0 || pred[path] < pred[again]))
         again = path;
     if (again >= 0) run_path(again);
-    if (again == 0 && s.runs[collective][size][0] == 2) s.recheck_bar = pred[chosen];
+    if (again == 0 && runs[0] == 2) s.recheck_bar = pred[chosen];
   }
   // A schedule not run yet at this size, predicted within 3x of the path chosen: run it once
   // (the one predicted fastest first). Its prediction carries the model's errors (a link
