@@ -533,7 +533,10 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * the flat algorithm for this rank's slice: about 1/node_size of the vector for allreduce
  * and bcast) in an arena of the rail's own, made with a duplicate of the rail
  * communicator by the first node-aware call and kept until zcoll_comm_free; allgather
- * also builds node_size MPI indexed datatypes per call.
+ * also builds node_size MPI hindexed datatypes per call. An allgather whose receive buffer
+ * passes INT_MAX elements (p x count: 64 ranks of 32 Mi floats) works on every path: the
+ * displacements are kept as size_t and byte offsets, and PLAIN_HIERARCHICAL's rail stage then
+ * runs one MPI_Bcast per block instead of MPI_Allgatherv, whose displacements are ints.
  * ZCOLL_ALGO_PLAIN_HIERARCHICAL is the same schedule with plain MPI on the rails too: an
  * uncompressed node-aware baseline (MPI libraries differ in how node-aware their own
  * collectives are). Nothing is compressed; the call still makes its agreement (types,

@@ -12,13 +12,13 @@
 namespace zcoll::coll {
 
 int allgather_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& ch, void* recvbuf, const int* counts,
-                     const int* displs) {
+                     const size_t* displs) {
   const int p = c.size, r = c.rank;
   Transport T(c, dt, ch);
   const std::vector<size_t> sizes(counts, counts + p);
   T.plan(eb, sizes.data(), p, Transport::Layout::kStored);
   for (int b = 0; b < p; ++b) {
-    void* dst = at(recvbuf, static_cast<size_t>(displs[b]), T.es);
+    void* dst = at(recvbuf, displs[b], T.es);
     T.place(b, b == r ? dst : nullptr, dst);
   }
   if (ch.schedule == ZCOLL_ALGO_BRUCK) bruck_allgather(T);
@@ -68,16 +68,13 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
         if (direct && mine > 0) std::memcpy(own(dt), sendbuf, static_cast<size_t>(mine) * codec::element_size(dt));
-        std::vector<int> counts, displs;
-        if (!blocks.counts) {
-          counts.assign(p, blocks.uniform);
-          displs.resize(p);
-          for (int i = 0; i < p; ++i) displs[i] = i * blocks.uniform;
-        }
+        std::vector<int> counts;
+        if (!blocks.counts) counts.assign(p, blocks.uniform);
+        std::vector<size_t> displs(p);
+        for (int i = 0; i < p; ++i) displs[i] = blocks.displ(i);
         const int* cs = blocks.counts ? blocks.counts : counts.data();
-        const int* ds = blocks.displs ? blocks.displs : displs.data();
-        if (node_aware(ch.schedule)) return hierarchical_allgather(c, ch.schedule, dt, eb, recvbuf, cs, ds);
-        return allgather_engine(c, dt, eb, ch, recvbuf, cs, ds);
+        if (node_aware(ch.schedule)) return hierarchical_allgather(c, ch.schedule, dt, eb, recvbuf, cs, displs.data());
+        return allgather_engine(c, dt, eb, ch, recvbuf, cs, displs.data());
       },
       [&] {
         return blocks.counts ? MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, blocks.counts, blocks.displs,

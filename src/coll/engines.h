@@ -23,8 +23,9 @@ int reduction_engine(zcoll_comm_s& c, int collective, zcoll_dtype dt, double eb,
                      void* out, const std::vector<size_t>& counts, int op, int root);
 // Bcast of n elements from root.
 int bcast_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& ch, void* buffer, size_t n, int root);
-// Allgatherv in elements; this rank's block is already in recvbuf at displs[rank].
+// Allgatherv in elements; this rank's block is already in recvbuf at displs[rank]. The
+// displacements are size_t: an allgather's p * count can pass INT_MAX where no count does.
 int allgather_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& ch, void* recvbuf, const int* counts,
-                     const int* displs);
+                     const size_t* displs);
 
 }  // namespace zcoll::coll

@@ -5,6 +5,7 @@
 // rank, one per node), each rank of a node taking its share of the node's data. One
 // file each: allreduce_hierarchical.cc, bcast_hierarchical.cc, allgather_hierarchical.cc.
 #pragma once
+#include <climits>
 #include <cstddef>
 #include <vector>
 
@@ -30,7 +31,14 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
                            size_t count, MPI_Op mpi_op, int op);
 int hierarchical_bcast(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* buffer, size_t count, int root);
 int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
-                           const int* displs);
+                           const size_t* displs);
+// PLAIN_HIERARCHICAL's rail stage of allgather(v): block i (counts[i] elements of es bytes
+// at displs[i]) from rail rank i to all. MPI_Allgatherv where every displacement is at most
+// int_limit (its displacements are ints), else one MPI_Bcast per block. int_limit is
+// INT_MAX but in tests of the second way.
+int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const std::vector<int>& counts,
+                          const std::vector<size_t>& displs, MPI_Datatype type, size_t es,
+                          size_t int_limit = INT_MAX);
 
 // What the three share (hierarchical.cc).
 // The zcoll communicator of this rank's rail: made by the first node-aware call
