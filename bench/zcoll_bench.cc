@@ -25,6 +25,8 @@
 //   mpiexec -n N zcoll-bench coll --op OP --input FILE ... (see coll_bench.cc): compressed
 // collectives (reductions included) against plain MPI on the same buffers; MPI is initialised
 // only there.
+//   mpiexec -n N zcoll-bench calls ... (see calls_bench.cc): the per-call cost of zcoll's front end
+// on small collectives that it does not compress, against PMPI_ and MPI_ entry points.
 //   mpiexec -n N zcoll-bench h5write --input FILE ... --out FILE.h5 --mode MODE (see
 // h5write_bench.cc): compressed parallel HDF5 writes, timed to storage and read back; only in
 // builds with libzcoll_h5 (ZCOLL_BENCH_H5WRITE).
@@ -88,9 +90,14 @@ const char* const kH5writeSynopsis =
     "                         (zcoll-bench h5write --help for details)\n";
 #endif
 
+const char* const kCallsSynopsis =
+    "usage: mpiexec -n N zcoll-bench calls [--op allreduce|bcast|allgather] [--counts N,N,...]\n"
+    "                         [--input FILE] [--calls K] [--rounds R] [--warmup W] [--json]\n"
+    "                         (zcoll-bench calls --help for details)\n";
+
 // Every verb's synopsis, "usage: " dropped after the first.
 std::string all_usage() {
-  std::vector<std::string> verbs = {codec_usage(), kHomomorphicUsage, kCollSynopsis};
+  std::vector<std::string> verbs = {codec_usage(), kHomomorphicUsage, kCollSynopsis, kCallsSynopsis};
 #ifdef ZCOLL_BENCH_H5WRITE
   verbs.push_back(kH5writeSynopsis);
 #endif
@@ -128,6 +135,8 @@ const char* const kVerbs =
     "  codec        ratio, throughput and error of one field, or the table of the data/ fields\n"
     "  homomorphic  A + B on compressed streams against decompress-add-compress (no MPI)\n"
     "  coll         one collective, compressed against plain MPI on the same buffers (under mpiexec)\n"
+    "  calls        what zcoll adds to small collectives it does not compress: per-call time against\n"
+    "               PMPI_ and MPI_ (under mpiexec; under zcoll-run, MPI_ is the drop-in layer's)\n"
 #ifdef ZCOLL_BENCH_H5WRITE
     "  h5write      fields written to one parallel HDF5 file: uncompressed, through the zcoll filter,\n"
     "               or with zcoll_h5_writer (predictive, pipelined); timed to storage (under mpiexec)\n"
@@ -638,18 +647,20 @@ int homomorphic_main(int argc, char** argv) {
 
 }  // namespace
 
-int coll_main(int argc, char** argv);  // coll_bench.cc
+int coll_main(int argc, char** argv);   // coll_bench.cc
+int calls_main(int argc, char** argv);  // calls_bench.cc
 #ifdef ZCOLL_BENCH_H5WRITE
 int h5write_main(int argc, char** argv);  // h5write_bench.cc
 #endif
 
 int main(int argc, char** argv) {
-  if (argc < 2) usage("missing command (codec, homomorphic or coll)");
+  if (argc < 2) usage("missing command (codec, homomorphic, coll or calls)");
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") help(kVerbs + all_usage());
   if (cmd == "codec") return codec_main(argc - 2, argv + 2);
   if (cmd == "homomorphic") return homomorphic_main(argc - 2, argv + 2);
   if (cmd == "coll") return coll_main(argc - 2, argv + 2);
+  if (cmd == "calls") return calls_main(argc - 2, argv + 2);
 #ifdef ZCOLL_BENCH_H5WRITE
   if (cmd == "h5write") return h5write_main(argc - 2, argv + 2);
 #endif

@@ -52,23 +52,6 @@ def _pick(table, value, what):
         raise ValueError(f"{what} must be one of {', '.join(table)}, not {value!r}") from None
 
 
-def _threads_per_rank(comm):
-    """The cores this process may use, shared among the ranks of comm on its node.
-    OpenMP's default gives every rank all of them: with two ranks on two cores a 64 MiB
-    allreduce ran 14x slower that way (docs/python.md)."""
-    import os
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    try:
-        local = node.Get_size()
-    finally:
-        node.Free()
-    return max(1, cores // local)
-
-
 class _Buf:
     """One buffer argument resolved to (address, element count, MPI datatype)."""
     __slots__ = ("addr", "count", "datatype", "keep")
@@ -126,8 +109,8 @@ class Comm:
     with the same settings; zcoll checks that they agree).
 
     eb, mode ("rel" | "abs"), codec ("fzl", "lpbyte", "lpbit", "szx"), threads (codec threads
-    per rank; None = this process's cores divided among the ranks on its node; 0 = OpenMP's
-    default, all cores in every rank), chunk_len, min_bytes (smaller messages per rank go through plain MPI),
+    per rank; None or 0 = OMP_NUM_THREADS where that is set, else this rank's share of its
+    node's cores, as zcoll_comm_create resolves codec.threads 0), chunk_len, min_bytes (smaller messages per rank go through plain MPI),
     algorithm ("auto", "mpi", "cprp2p", ...), algorithms ({"allreduce": "ring", ...}),
     reduction ("auto", "homomorphic", "doc"), bound_target ("input" | "result"),
     decide ("model": AUTO may run plain MPI where the cost model predicts compression does not
@@ -147,7 +130,7 @@ class Comm:
         _check_same_mpi(self._lib)
         from .codec import _params
         if threads is None:
-            threads = _threads_per_rank(comm)
+            threads = 0
         cfg = _lib.Config()
         self._zl.zcoll_config_init(ctypes.byref(cfg))
         cfg.codec = _params(eb, mode, codec, threads, chunk_len)

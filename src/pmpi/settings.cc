@@ -81,7 +81,7 @@ std::string apply(const std::string& key, const std::string& value, Settings* s)
   } else if (key == "codec") {
     if (zcoll_codec_from_name(v.c_str(), &s->cfg.codec.codec) != ZCOLL_SUCCESS) return bad("a codec name such as fzl");
   } else if (key == "threads") {
-    if (!parse_int(v, 0, 4096, &s->cfg.codec.threads)) return bad("a thread count (0 = OpenMP's default)");
+    if (!parse_int(v, 0, 4096, &s->cfg.codec.threads)) return bad("a thread count (0 = automatic)");
   } else if (key == "comms") {
     const std::string c = lower(v);
     if (c == "world") s->comms = CommScope::kWorld;
