@@ -354,9 +354,10 @@ typedef enum zcoll_bound_target {
  *   measured plain MPI on the collective at that size, a call that plain MPI wins even if
  *   its data compressed to nothing goes to MPI directly, without the agreement; so does
  *   one that plain MPI wins at the collective's last agreed ratio, by what was learned. The
- *   8th such call, then every 16th, and the 4th after a compressed call, still makes the
- *   agreement: it sees the data again, and carries plain MPI's times on the fast path, from
- *   which the model learns. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
+ *   4th, 8th and 16th such call, then every 16th (every 32nd ... 256th where a call through
+ *   the agreement costs more than 1/16 ... 1/128 of a plain call, so that they add at most
+ *   1%), and the 4th after a compressed call, still make the agreement: it sees the data
+ *   again, and carries plain MPI's times on the fast path, from which the model learns. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
  *   environment sets ZCOLL_NODE_KEY, the ranks with the same key (for test set-ups whose
  *   "nodes" share a host).
  * COMPRESS: always compress at or above min_bytes; AUTO picks the schedule from a fixed

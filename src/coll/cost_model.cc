@@ -36,6 +36,8 @@ constexpr int kProbeTag = 7303;  // the transport uses 7301, local copies 7302
 // and a path's factor is learned only from its own runs. One rule for every path, and the
 // same margin keeps the fast path (surely_plain) from skipping such a path for good.
 constexpr double kExplore = 3.0;
+// What the fast path's periodic agreements may add to a stretch of plain calls (surely_plain()).
+constexpr double kFastCheckShare = 0.01;
 
 // ------------------------------------------------------------------ links
 
@@ -573,7 +575,7 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   }
   if (!v.plain) return false;
   const int size = size_class(bytes);
-  // The 8th call here, then every 16th, goes to the agreement all the same. It carries plain
+  // The 4th, 8th and 16th call here, then every 16th, go to the agreement all the same. They carry plain
   // MPI's times on this path (decide() learns their low order statistic), sees the data's ratio again,
   // and lets decide() re-check the other paths. Without it plain MPI's factor, learned from
   // its first two runs, would hold for good: on cesm_TS a 1 MiB bcast at 10 Gbit/s, learned
@@ -586,8 +588,15 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   // was a slow spell of the host, plain MPI's factor, learned before it, hides the same
   // spell. A 64 MiB reduce_scatter at 10 Gbit/s ran plain MPI for 9 calls at 1.2-1.5x the
   // ring's time, until the 8th.
+  // Past the 16th call the agreements thin out where each costs much against a plain call:
+  // every 16th call, or every 32nd ... 256th, so that they add at most kFastCheckShare to
+  // the stretch. A 256 KiB bcast on shared memory took 9.4 us plain and 16-50 us through the
+  // agreement: every 16th call added 6% (zcoll-bench calls).
   const int n = ++s.fast_calls[collective][size];
-  if (n == 4 || n == 8 || n % 16 == 0) return false;
+  int every = 16;
+  const double agreement = agreement_cost(s, collective, size);
+  while (every < 256 && agreement > kFastCheckShare * every * v.t_plain) every *= 2;
+  if (n == 4 || n == 8 || n == 16 || n % every == 0) return false;
   s.fast_collective = collective;
   s.fast_size = size;
   s.fast_model = v.t_model;
