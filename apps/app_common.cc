@@ -21,7 +21,7 @@ std::string common_usage() {
     "  --iters K        iterations of the application (see above)\n"
     "  --min-bytes B    zcoll compresses float/double messages of at least B bytes (default 0:\n"
     "                   all of them, as seed 002 compressed every floating-point message)\n"
-    "  --threads T      codec threads per rank (default 1; 0 = the OpenMP default)\n"
+    "  --threads T      codec threads per rank (default 1; 0 = zcoll's automatic count, zcoll.h \"Threads\")\n"
     "  --input FILE     raw .f32/.f64 field, shape from the _AxBxC in its name\n"
     "  --json           one JSON line per configuration instead of the table\n";
 }

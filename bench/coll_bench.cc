@@ -124,7 +124,7 @@ const char* const kUsage =
     "  --reduce-op    MPI_SUM, MPI_MIN or MPI_MAX for the reductions (default sum)\n"
     "  --iters K      timed calls (default 5), median of the slowest rank's time\n"
     "  --warmup W     untimed calls first (default 2)\n"
-    "  --threads T    codec threads per rank (default 1; 0 = the OpenMP default)\n"
+    "  --threads T    codec threads per rank (default 1; 0 = zcoll's automatic count, zcoll.h \"Threads\")\n"
     "  --chunk N      codec chunk length in values (default 0: the library's, 16384); a piece\n"
     "                 of 65536 values has 65536 / N chunks, the threads that can share it\n"
     "  --root R       root of bcast/scatter/gather/reduce (default 0)\n"
