@@ -79,7 +79,9 @@ typedef enum zcoll_h5_mode {
 typedef struct zcoll_h5_options {
   int mode;             /* zcoll_h5_mode; default ZCOLL_H5_PREDICTIVE */
   int codec;            /* zcoll_codec_id; default ZCOLL_CODEC_FZL */
-  int threads;          /* OpenMP threads for compression; 0 = the OpenMP default */
+  int threads;          /* OpenMP threads for compression; 0 = OMP_NUM_THREADS where that is
+                           set, else this rank's share of its host's cores (as codec.threads
+                           0 of a zcoll communicator: zcoll.h, "Threads") */
   double extra_space;   /* predictive: region = predicted size x extra_space; >= 1; default 1.25 */
   int reorder;          /* predictive: 1 (default) orders each rank's fields to overlap
                            compression and writes best (Johnson's rule); 0 keeps the call order */

@@ -2,6 +2,7 @@
 // per-collective algorithms, and makes every rank agree on them (issue: ranks that
 // disagree must get one clear error, never a silent wrong result or a hang).
 #include "common/comm.h"
+#include "common/host_cores.h"
 
 #include <cinttypes>
 #include <climits>
@@ -221,12 +222,7 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   c->debug_fail = debug_fail_code(c->rank);
   // Collective on every rank whatever happens, so a failure cannot leave a rank waiting.
   rc = zcoll::build_topology(c->comm, &c->topo);
-  // threads 0: OMP_NUM_THREADS where the user set it, else this rank's share of its host's
-  // cores. OpenMP's own default gives every rank all of them, and a fork-join then waits
-  // for a core that another rank holds: with two ranks on two cores, a call through the
-  // agreement took 4-7 ms instead of 20-50 us (its 256 KiB range pass on two threads).
-  const char* omp = std::getenv("OMP_NUM_THREADS");
-  if (c->cfg.codec.threads == 0 && !(omp && *omp)) c->cfg.codec.threads = c->topo.core_share;
+  c->cfg.codec.threads = zcoll::automatic_threads(c->cfg.codec.threads, c->topo.core_share);
   if (!rc) rc = zcoll::coll::measure_links(*c);
   if (rc) {
     zcoll::free_topology(&c->topo);

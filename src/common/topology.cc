@@ -2,15 +2,10 @@
 #include "common/topology.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <vector>
-#ifdef __linux__
-#include <sched.h>
-#endif
-#include <unistd.h>
 
+#include "common/host_cores.h"
 #include "common/mpi_util.h"
 
 namespace zcoll {
@@ -27,41 +22,6 @@ int key_colour(const char* key) {
   return static_cast<int>((h & 0x3fffffffu) | 0x40000000u);
 }
 
-// Topology::core_share over the host's ranks (`shared`): their CPU masks, gathered.
-int core_share(MPI_Comm shared, int* share) {
-  constexpr int kCpus = 1024, kBytes = kCpus / 8;
-  std::vector<unsigned char> mine(kBytes, 0);
-  bool known = false;
-#ifdef __linux__
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int cpu = 0; cpu < kCpus && cpu < CPU_SETSIZE; ++cpu)
-      if (CPU_ISSET(cpu, &set)) mine[cpu / 8] |= static_cast<unsigned char>(1u << (cpu % 8));
-    known = true;
-  }
-#endif
-  if (!known) {  // every online CPU
-    const long online = std::clamp(sysconf(_SC_NPROCESSORS_ONLN), 1L, static_cast<long>(kCpus));
-    for (long cpu = 0; cpu < online; ++cpu) mine[cpu / 8] |= static_cast<unsigned char>(1u << (cpu % 8));
-  }
-  int n = 1;
-  MPI_Comm_size(shared, &n);
-  std::vector<unsigned char> all(static_cast<size_t>(n) * kBytes);
-  if (MPI_Allgather(mine.data(), kBytes, MPI_BYTE, all.data(), kBytes, MPI_BYTE, shared) != MPI_SUCCESS)
-    return ZCOLL_ERR_MPI;
-  double cores = 0;
-  for (int cpu = 0; cpu < kCpus; ++cpu) {
-    const unsigned char bit = static_cast<unsigned char>(1u << (cpu % 8));
-    if (!(mine[cpu / 8] & bit)) continue;
-    int k = 0;
-    for (int r = 0; r < n; ++r) k += (all[static_cast<size_t>(r) * kBytes + cpu / 8] & bit) != 0;
-    cores += 1.0 / k;
-  }
-  *share = std::max(1, static_cast<int>(std::floor(cores + 1e-9)));
-  return ZCOLL_SUCCESS;
-}
-
 }  // namespace
 
 int build_topology(MPI_Comm comm, Topology* t) {
@@ -74,7 +34,7 @@ int build_topology(MPI_Comm comm, Topology* t) {
   int lowest = rank;
   int rc = MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, shared) == MPI_SUCCESS ? ZCOLL_SUCCESS
                                                                                             : ZCOLL_ERR_MPI;
-  if (!rc) rc = core_share(shared, &t->core_share);
+  if (!rc) rc = host_core_share(shared, &t->core_share);
   MPI_Comm_free(&shared);
   if (rc) return rc;
   const char* key = std::getenv("ZCOLL_NODE_KEY");

@@ -20,10 +20,8 @@ struct Topology {
   // Ranks with this node_rank, one per node, ordered by node (only when regular and
   // there are several nodes with several ranks each).
   MPI_Comm rail_comm = MPI_COMM_NULL;
-  // This rank's share of its host's cores (from MPI_COMM_TYPE_SHARED, whatever
-  // ZCOLL_NODE_KEY says): each CPU its affinity mask allows counts 1/k, where k ranks of
-  // the communicator on the host may run on it; rounded down, at least 1. Two unbound
-  // ranks on two cores get one each; four on sixteen, four; a rank bound to one core, one.
+  // This rank's share of its host's cores (host_cores.h; the host from
+  // MPI_COMM_TYPE_SHARED, whatever ZCOLL_NODE_KEY says).
   int core_share = 1;
 
   bool multi_node() const { return nodes > 1; }

@@ -29,6 +29,7 @@
 
 #include "codec/stream.h"
 #include "common/error_detail.h"
+#include "common/host_cores.h"
 #include "h5io_common.h"
 
 using namespace zcoll::h5;
@@ -771,7 +772,11 @@ int zcoll_h5_writer_create(MPI_Comm comm, const char* path, const zcoll_h5_optio
     if (MPI_Comm_dup(comm, &w->comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
     MPI_Comm_rank(w->comm, &w->rank);
     MPI_Comm_size(w->comm, &w->size);
-    int rc = ZCOLL_SUCCESS;
+    // threads 0: OMP_NUM_THREADS where set, else this rank's share of its host's cores
+    // (host_cores.h), as for a zcoll communicator. Collective: before any rank can leave.
+    int share = 1;
+    int rc = zcoll::host_core_share_of(w->comm, &share);
+    w->opt.threads = zcoll::automatic_threads(o.threads, share);
     if (w->rank == 0) {
       QuietHdf5 quiet;
       Handle fapl = file_access();
