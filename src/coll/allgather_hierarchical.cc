@@ -3,7 +3,8 @@
 // sends the blocks it collected to the other ranks of its node, plain. A node's ranks
 // need not be contiguous (ZCOLL_NODE_KEY can interleave them), so those blocks are
 // described by an hindexed datatype per node rank (byte displacements: an allgather's
-// p x count may pass INT_MAX), sent from and received into recvbuf without packing. Every block is compressed once by its owner: within eps.
+// p x count may pass INT_MAX), sent from and received into recvbuf without packing.
+// Every block is compressed once by its owner: within eps.
 #include "coll/call.h"
 #include "coll/engines.h"
 #include "coll/hierarchical.h"
