@@ -7,6 +7,12 @@
 #
 #   [THREADS="1 2 4 8 16"] bash bench/codec_scaling.sh BUILD_DIR [ROUNDS] [REPEAT] > scaling.jsonl
 #
+# With COMPARE=OTHER_BUILD_DIR each run is followed by the same run of the other build's
+# zcoll-bench (a change to the codec measured against its parent, alternated; "build" in the
+# JSON says which). EB (default 1e-4) sets the REL bound. OMP_THREAD_LIMIT caps the team
+# whatever --threads asks, so THREADS="16" with OMP_THREAD_LIMIT=2 runs 16 ranges of chunks,
+# and the slide of 16 shares, on 2 threads.
+#
 # Fields: the Nyx field (16 MiB, f64) as it is, and the smaller real fields tiled
 # (concatenated whole) to >= 16 MiB in $TMPDIR (default /tmp): cesm_TS x8, turb_wmag x6,
 # isabel_velmag x6, echam5_T x14. They are read from ../shared/datasets; where that is missing
@@ -37,10 +43,12 @@ done
 for f in "${fields[@]}"; do
   for r in $(seq "$rounds"); do
     for t in ${THREADS:-1 2}; do
-      load="$(cut -d' ' -f1 /proc/loadavg)"
-      line="$("$build/bench/zcoll-bench" codec --input "$f" --eb-mode rel \
-               --eb 1e-4 --threads "$t" --repeat "$repeat" --json)"
-      echo "${line%\}},\"round\":$r,\"load1\":$load}"
+      for b in "$build" ${COMPARE:+"$COMPARE"}; do
+        load="$(cut -d' ' -f1 /proc/loadavg)"
+        line="$("$b/bench/zcoll-bench" codec --input "$f" --eb-mode rel \
+                 --eb "${EB:-1e-4}" --threads "$t" --repeat "$repeat" --json)"
+        echo "${line%\}},\"round\":$r,\"load1\":$load,\"build\":\"$b\"}"
+      done
     done
   done
 done

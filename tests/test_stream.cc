@@ -26,6 +26,40 @@ TYPED_TEST(Stream, RandomData) {
   }
 }
 
+// The shares of a multi-thread stream slide down into place after compression (stream.cc,
+// assemble): in steps that the whole team copies, one share after another where the ranges
+// before it barely compressed, or both in one call. Rough (incompressible) and smooth
+// stretches in several orders make each of these happen at 2-16 threads, with more than the
+// 256 KiB below which one thread slides alone; the stream must be that of one thread.
+TYPED_TEST(Stream, SlideOfSharesAnyMix) {
+  using T = TypeParam;
+  const size_t n = size_t{1} << 19;
+  const auto noise = cast<T>(random_normal(n, 5, 0, 1));
+  for (int layout = 0; layout < 4; ++layout) {
+    std::vector<T> in(n);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t eighth = i * 8 / n;
+      const bool rough = layout == 0 ? eighth < 2 : layout == 1 ? eighth >= 6 : layout == 2 ? eighth % 2 == 1 : eighth == 3;
+      in[i] = rough ? noise[i] : static_cast<T>(std::sin(static_cast<double>(i) * 1e-4));
+    }
+    SCOPED_TRACE("layout " + std::to_string(layout));
+    const auto p = params(1e-6, ZCOLL_EB_ABS, 1024);
+    const Compressed ref = compress(p, in);
+    ASSERT_EQ(ref.rc, ZCOLL_SUCCESS) << zcoll_strerror(ref.rc);
+    for (int t : {2, 3, 5, 8, 16}) {
+      auto q = p;
+      q.threads = t;
+      const Compressed c = compress(q, in);
+      ASSERT_EQ(c.rc, ZCOLL_SUCCESS) << zcoll_strerror(c.rc);
+      EXPECT_TRUE(c.stream == ref.stream) << "stream differs with threads=" << t << " (" << c.stream.size() << " vs "
+                                          << ref.stream.size() << " bytes)";
+    }
+    std::vector<T> out;
+    ASSERT_EQ(decompress(ref.stream, n, &out, 4), ZCOLL_SUCCESS);
+    EXPECT_TRUE(within_bound(in.data(), out.data(), n, ref.eb_abs));
+  }
+}
+
 TYPED_TEST(Stream, Adversarial) {
   using T = TypeParam;
   for (auto& c : adversarial_cases<T>(3 * 64 + 17)) {
