@@ -903,17 +903,27 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // schedules', and Bruck and the ring, each the other's runner-up, held 69 calls at 1.9x
   // plain MPI's time. Each band costs at most about 3% of the calls' time (25% on one call
   // in 8, 50% on one in 16, 100% on one in 32, 200% on one in 64).
+  // While the choice holds, a path re-checked k times takes one in 2^k of its turns (k at
+  // most 3): recursive doubling at 1.12x the ring, within every band, ran at every 8th call
+  // of a 64 MiB allreduce and cost 1.5% of the calls' time, re-checks that confirmed the
+  // ring each time. Paths not re-checked yet keep every turn, so a path a spell locked out
+  // comes back as soon as before; a change of the chosen path restarts the count.
   int* last_ran = s.last_ran[collective][size];
+  int* rechecks = s.rechecks[collective][size];
+  if (s.chosen[collective][size] != chosen + 1) std::fill(rechecks, rechecks + ModelState::kPaths, 0);
+  s.chosen[collective][size] = chosen + 1;
   if (!d.probe && comp > 0 && ++s.decided[collective][size] % 8 == 0) {
     const int n = s.decided[collective][size];
     const double margin = n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.25;
     int alt = -1;
     for (int path = 0; path < ModelState::kPaths; ++path)
       if (path != chosen && ran[path] && model[path] > 0 && pred[path] < margin * pred[chosen] &&
+          (n / 8) % (1 << std::min(rechecks[path], ModelState::kMaxRecheckBackoff)) == 0 &&
           (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && pred[path] < pred[alt])))
         alt = path;
     if (alt >= 0) {
       run_path(alt);
+      ++rechecks[alt];
       // From the wide bands only: there the next re-check is 32-64 calls away, where in the
       // narrow ones it comes within 8-16, and a host spell just over leaves the chosen
       // path's factor high for a call or two (a re-check confirmed on that handed a 64 MiB

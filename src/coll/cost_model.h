@@ -75,6 +75,12 @@ struct ModelState {
   int confirm[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   double recheck_bar = 0;
   int last_ran[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};  // `decided` at its last run
+  // Periodic re-checks of each path since the path chosen last changed (chosen: that path +
+  // 1, at the last decided call); after k of them a path is re-checked at one in 2^k of its
+  // turns, k at most kMaxRecheckBackoff.
+  static constexpr int kMaxRecheckBackoff = 3;
+  int rechecks[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
+  int chosen[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // calls the fast path took or sent on, since the last compressed call
   int fast_calls[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // The last decided call, whose measured time (each rank's) the next agreement carries.

@@ -339,6 +339,38 @@ TEST(CostModel, LongTailedScheduleIsNotLockedOut) {
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 20), 64) << "calls 21-100 must run the ring: " << s.trace();
 }
 
+// A runner-up that every re-check confirms slower: recursive doubling steady at 1.12x the
+// ring (as in the cesm_TS 64 MiB allreduce at 1 Gbit/s above). Each periodic re-check ran it
+// once every 8 calls, 1.5% of the calls' time; while the ring holds, its re-checks back off
+// to one in 64 calls. Of calls 65-512 (448), recursive doubling must run at most 12 (every
+// 8th call: 56), and the ring all the others.
+TEST(CostModel, ConfirmedRunnerUpIsRecheckedLessOften) {
+  Sim s(2, 1.0);
+  s.codec(0.25e-9, 0.12e-9);
+  s.homomorphic = true;
+  s.warm = {{0, 580e-3}, {ZCOLL_ALGO_RING, 187e-3}, {ZCOLL_ALGO_RECURSIVE_DOUBLING, 209e-3}};
+  for (int i = 0; i < 512; ++i) s.call(ZCOLL_COLL_ALLREDUCE, 64 * kMiB);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 64), 1) << "it must still be re-checked: " << s.trace();
+  EXPECT_LE(s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 64), 12) << s.trace();
+  EXPECT_EQ(s.runs_of(ZCOLL_ALGO_RING, 64) + s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 64), 448) << s.trace();
+}
+
+// The back-off must not hide a runner-up that becomes the faster path: recursive doubling,
+// re-checked slower for 200 calls (backed off to one re-check in 64), then runs at 0.8x the
+// ring. Its next re-check finds that, and from the 300th call on it must run at least 190 of
+// 212 calls.
+TEST(CostModel, BackedOffRunnerUpThatTurnsFasterTakesOver) {
+  Sim s(2, 1.0);
+  s.codec(0.25e-9, 0.12e-9);
+  s.homomorphic = true;
+  s.warm = {{0, 580e-3}, {ZCOLL_ALGO_RING, 187e-3}, {ZCOLL_ALGO_RECURSIVE_DOUBLING, 209e-3}};
+  s.spell(ZCOLL_ALGO_RECURSIVE_DOUBLING, 150.0 / 209, 200, 100000);
+  for (int i = 0; i < 512; ++i) s.call(ZCOLL_COLL_ALLREDUCE, 64 * kMiB);
+  EXPECT_LE(s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 64) - s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 200), 5)
+      << "before the change it must have backed off, else this tests nothing: " << s.trace();
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 300), 190) << s.trace();
+}
+
 // A host so oversubscribed that every path takes 20-80x its model: 4 ranks (2 namespaces x 2)
 // on 2 cores, where AUTO's calls of a 1 MiB bcast at 1 Gbit/s took 44-59 ms with plain MPI,
 // 44-64 ms with the binomial tree, 72-100 ms with scatter-allgather and 33-208 ms with the
