@@ -29,8 +29,8 @@ TYPED_TEST(Stream, RandomData) {
 // The shares of a multi-thread stream slide down into place after compression (stream.cc,
 // assemble): in steps that the whole team copies, one share after another where the ranges
 // before it barely compressed, or both in one call. Rough (incompressible) and smooth
-// stretches in several orders make each of these happen at 2-16 threads, with more than the
-// 256 KiB below which one thread slides alone; the stream must be that of one thread.
+// stretches in several orders make each of these happen at 2-16 threads, in slides of several
+// steps (the smallest 16 KiB); the stream must be that of one thread.
 TYPED_TEST(Stream, SlideOfSharesAnyMix) {
   using T = TypeParam;
   const size_t n = size_t{1} << 19;

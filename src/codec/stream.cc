@@ -175,10 +175,12 @@ bool dims_valid(int ndims, const size_t dims[3], size_t count) {
 // outgrows its slot). So the bytes bound for [x, x + shift at x) all come from at or above
 // x + shift at x: the slide goes up the output in steps of that length, each step's bytes
 // split over the team and a barrier between steps, and no copy reads what its step writes.
-// Shares whose shift is below a sixteenth of the bytes to move (the ranges before them
-// barely compressed) move one after another on one thread, which bounds the steps at 17.
-// Below this many bytes to slide, one thread moves them all: the barriers would cost more.
-constexpr size_t kParallelSlideBytes = size_t{256} << 10;
+// Shares whose shift is below a sixteenth of the bytes to move, or below 16 KiB (the ranges
+// before them barely compressed), move one after another on one thread, which bounds the
+// steps at 17; where one step covers all (the ratio above about the thread count), the
+// team's only barrier is the one every slide needs.
+// The shortest step of a slide in several steps: a barrier costs more than a shorter copy.
+constexpr size_t kMinSlideStep = size_t{16} << 10;
 
 template <class Put>
 int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* out_size, Put&& put) {
@@ -224,7 +226,8 @@ int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* o
         for (int t = 0; t < threads; ++t) dest[t + 1] = dest[t] + used[t];
         if (error.load() == 0) {
           const size_t total = dest[threads] - dest[1];
-          const size_t min_step = team > 1 && total >= kParallelSlideBytes ? total / (kMaxSteps - 1) : SIZE_MAX;
+          const size_t min_step =
+              team > 1 ? std::max(total / (kMaxSteps - 1), std::min(kMinSlideStep, total)) : SIZE_MAX;
           int t = 1;
           for (; t < threads && begin[t] - dest[t] < min_step; ++t)
             if (dest[t] != begin[t]) std::memmove(o + dest[t], o + begin[t], used[t]);
