@@ -1,6 +1,8 @@
 """Shared by the benchmark drivers (bench/netem/sweep.py, bench/smpi/run_scale.py)."""
 
 import json
+import lzma
+import os
 import time
 
 
@@ -17,3 +19,13 @@ def append_results(stdout, out_jsonl, **extra):
             f.write(json.dumps(rec) + "\n")
             got += 1
     return got
+
+
+def read_results(jsonl):
+    """The records of a results file: jsonl itself, or, where only that exists, jsonl + ".xz"
+    (the committed studies under docs/ are kept compressed)."""
+    if not os.path.exists(jsonl) and os.path.exists(jsonl + ".xz"):
+        with lzma.open(jsonl + ".xz", "rt") as f:
+            return [json.loads(l) for l in f if l.strip()]
+    with open(jsonl) as f:
+        return [json.loads(l) for l in f if l.strip()]

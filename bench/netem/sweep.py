@@ -6,7 +6,8 @@ For every rate and rank count asked for, and every op, one launch of bench/netem
 that op (zcoll-bench takes lists, so the link is set up and checked once per launch);
 `--interleave` times them call by call in turn instead of in blocks. Each
 result is one JSON line (zcoll-bench's keys plus rate, link_ranks and launch) appended to
-OUT/results.jsonl. `--plot-only` redraws the plots from an existing results.jsonl.
+OUT/results.jsonl. `--plot-only` redraws the plots from an existing results.jsonl (or
+results.jsonl.xz, as the studies under docs/ are kept).
 
 Plots (OUT/*.png), in the style of seed 000's figures 12-15:
   speedup_<rate>_np<N>.png     speedup over plain MPI against message size, one panel per op,
@@ -36,7 +37,7 @@ from statistics import median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from results_io import append_results  # noqa: E402
+from results_io import append_results, read_results  # noqa: E402
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 OPS = ["allgather", "bcast", "scatter", "allreduce", "reduce_scatter", "reduce"]
 
@@ -138,7 +139,7 @@ def plot(out_dir, out_jsonl):
         plt.close(fig)
         return path
 
-    recs = [json.loads(l) for l in open(out_jsonl) if l.strip()]
+    recs = read_results(out_jsonl)
     groups = {}
     for r in recs:
         groups.setdefault((r["rate"], r["link_ranks"]), []).append(r)
@@ -198,7 +199,7 @@ def abbreviate(paths):
 def auto_table(out_dir, out_jsonl):
     """AUTO (the cost model) against the fastest of plain MPI and the fixed zcoll choices, per
     link, op, input and size: a markdown table and a plot of auto / best."""
-    recs = [json.loads(l) for l in open(out_jsonl) if l.strip()]
+    recs = read_results(out_jsonl)
     cells = {}
     by_name = {}  # key -> {algo: its record} (threads 1)
     for r in recs:
