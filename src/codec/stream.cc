@@ -171,11 +171,11 @@ bool dims_valid(int ndims, const size_t dims[3], size_t count) {
 // The slide runs on every thread of the team: at high thread counts it moves most of the
 // compressed bytes, which one thread alone would move at a fraction of the team's speed
 // (at ratio 4, a quarter of the input: by a 16-core node's copy and codec speeds, as long as
-// 16 threads take to compress it all). Share t
-// moves down by shift[t] = begin[t] - dest[t], which never decreases with t (no share
-// outgrows its slot). So the bytes bound for [x, x + shift at x) all come from at or above
-// x + shift at x: the slide goes up the output in steps of that length, each step's bytes
-// split over the team and a barrier between steps, and no copy reads what its step writes.
+// 16 threads take to compress it all). Share t moves down by shift[t] = begin[t] - dest[t],
+// which never decreases with t (no share outgrows its slot). So the bytes bound for
+// [x, x + shift at x) all come from at or above x + shift at x: the slide goes up the output
+// in steps of that length, each step's bytes split over the team and a barrier between
+// steps, and no copy reads what its step writes.
 // Shares whose shift is below a sixteenth of the bytes to move, or below 16 KiB (the ranges
 // before them barely compressed), move one after another on one thread, which bounds the
 // steps at 17; where one step covers all (the ratio above about the thread count), the
