@@ -293,10 +293,11 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_SCATTER_ALLGATHER = 6, /* bcast of large messages */
   ZCOLL_ALGO_PAIRWISE = 7,      /* alltoall */
   ZCOLL_ALGO_RECURSIVE_DOUBLING = 8, /* allreduce: log2(p) exchanges of whole streams */
-  ZCOLL_ALGO_HIERARCHICAL = 9,  /* allreduce, bcast, allgather(v): node-aware, see "Node-aware
+  ZCOLL_ALGO_HIERARCHICAL = 9,  /* allreduce, bcast, allgather(v), reduce_scatter(_block):
+                                   node-aware, see "Node-aware
                                    collectives" below; the flat default where the
                                    communicator is not several nodes of equal size > 1 */
-  ZCOLL_ALGO_PLAIN_HIERARCHICAL = 10 /* allreduce, bcast, allgather(v): a baseline, never
+  ZCOLL_ALGO_PLAIN_HIERARCHICAL = 10 /* the same collectives: a baseline, never
                                    compressed: the node-aware schedule with plain MPI on the
                                    network too; plain MPI where the communicator is not several
                                    nodes of equal size > 1. AUTO weighs it too. */
@@ -518,8 +519,8 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  *   MPI_IN_PLACE. CPRP2P additionally holds one compressed copy per outstanding send.
  */
 /*
- * Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; allreduce, bcast, allgather and
- * allgatherv). Nodes are the ranks that share memory (MPI_Comm_split_type), or, where
+ * Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; allreduce, bcast, allgather,
+ * allgatherv, reduce_scatter and reduce_scatter_block). Nodes are the ranks that share memory (MPI_Comm_split_type), or, where
  * ZCOLL_NODE_KEY is set in the environment of zcoll_comm_create, the ranks with the same
  * key (network namespaces on one host, for example). When the communicator has several
  * nodes with the same number (> 1) of ranks each, in any rank order, data moves inside a
@@ -537,13 +538,22 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  *              values (the root's node: exact).
  *   allgather(v): the compressed allgather of the rail's blocks, then a node exchange of
  *              what each rank collected: within eps, a rank's own block exact.
+ *   reduce_scatter(_block): a node reduce-scatter (MPI's floating-point op) leaves each
+ *              rank with its node's partial of the blocks that end on its node rank, one
+ *              per node; the compressed reduce-scatter of those over its rail. SUM within
+ *              (nodes - 1) x eps (+ rounding) <= (p - 1) x eps, the flat bound; MIN/MAX
+ *              within eps (homomorphic) or (nodes - 1) x eps (DOC); ZCOLL_BOUND_RESULT
+ *              divides by these factors. Where a node rank's blocks together pass INT_MAX
+ *              elements (MPI's counts are ints) the flat algorithm runs instead.
  * zcoll_last_stats: raw_bytes and wire_bytes count the rail stage (the traffic between
  * nodes; the node stages' plain traffic is not counted), eb_abs is the rail's per-input
  * bound, t_comm includes the node stages. Memory: the rail's compressed buffers (those of
  * the flat algorithm for this rank's slice: about 1/node_size of the vector for allreduce
  * and bcast) in an arena of the rail's own, made with a duplicate of the rail
  * communicator by the first node-aware call and kept until zcoll_comm_free; allgather
- * also builds node_size MPI hindexed datatypes per call. An allgather whose receive buffer
+ * also builds node_size MPI hindexed datatypes per call; reduce_scatter holds a packed
+ * copy of the whole input and this rank's node partial (about 1/node_size of it) in the
+ * communicator's arena, reused across calls. An allgather whose receive buffer
  * passes INT_MAX elements (p x count: 64 ranks of 32 Mi floats) works on every path: the
  * displacements are kept as size_t and byte offsets, and PLAIN_HIERARCHICAL's rail stage then
  * runs one MPI_Bcast per block instead of MPI_Allgatherv, whose displacements are ints.
@@ -597,7 +607,8 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  *                      allreduce <= (2p - 2) x eps.
  * All ranks of an allreduce receive bit-identical results (every rank decompresses the
  * same streams). Node-aware allreduce (ZCOLL_ALGO_HIERARCHICAL, see above the collectives):
- * SUM within nodes x eps (+ rounding), nodes <= p, so within the homomorphic bound above.
+ * SUM within nodes x eps (+ rounding), nodes <= p, so within the homomorphic bound above;
+ * node-aware reduce_scatter within (nodes - 1) x eps.
  *
  * Algorithms: reduce_scatter and reduce run a ring reduce-scatter (p - 1 steps, each
  * moving 1/p of the data, pipelined in pieces of a few codec chunks); reduce then

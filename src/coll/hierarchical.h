@@ -3,7 +3,8 @@
 // a node with plain MPI on topo.node_comm, exact; only what crosses the network is
 // compressed, by the flat engines (engines.h) run on the rail (the ranks of one node
 // rank, one per node), each rank of a node taking its share of the node's data. One
-// file each: allreduce_hierarchical.cc, bcast_hierarchical.cc, allgather_hierarchical.cc.
+// file each: allreduce_hierarchical.cc, bcast_hierarchical.cc, allgather_hierarchical.cc,
+// reduce_scatter_hierarchical.cc.
 #pragma once
 #include <climits>
 #include <cstddef>
@@ -32,6 +33,10 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
 int hierarchical_bcast(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* buffer, size_t count, int root);
 int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
                            const size_t* displs);
+// counts: the p blocks (block r ends on rank r); input may be out (MPI_IN_PLACE: the whole
+// vector in recvbuf). Holds the packed input and this rank's node partial in c's arena.
+int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, const void* input, void* out,
+                                const std::vector<size_t>& counts, MPI_Op mpi_op, int op);
 // PLAIN_HIERARCHICAL's rail stage of allgather(v): block i (counts[i] elements of es bytes
 // at displs[i]) from rail rank i to all. MPI_Allgatherv where every displacement is at most
 // int_limit (its displacements are ints), else one MPI_Bcast per block. int_limit is

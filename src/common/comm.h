@@ -44,6 +44,7 @@ struct zcoll_comm_s {
   uint8_t* reserve_arena(size_t bytes) {
     if (arena_cap < bytes) {
       arena.reset();
+      arena_cap = 0;  // so that a failed new leaves no capacity behind
       arena.reset(new uint8_t[bytes]);
       arena_cap = bytes;
     }

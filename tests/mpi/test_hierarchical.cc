@@ -1,5 +1,6 @@
 // MPI tests of the node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; "Node-aware
-// collectives" in include/zcoll.h): allreduce, bcast, allgather and allgatherv; and of
+// collectives" in include/zcoll.h): allreduce, bcast, allgather, allgatherv,
+// reduce_scatter and reduce_scatter_block; and of
 // the uncompressed baseline ZCOLL_ALGO_PLAIN_HIERARCHICAL on the same layouts, whose
 // results must be plain MPI's: bcast and allgather(v) bit for bit, allreduce within
 // floating-point rounding, stats.compressed 0 (plain MPI on a flat topology).
@@ -16,6 +17,7 @@
 // Inputs are slices of the shipped real fields; every element is checked against a
 // reference computed in long double from every rank's input, within the header's bound:
 //   allreduce SUM (and DOC MIN/MAX): nodes x eps + rounding (flat: p x eps + rounding),
+//   reduce_scatter the same with nodes - 1 (flat: p - 1),
 //   homomorphic MIN/MAX: eps; bcast and allgather(v): eps of the sender's value, bit for
 //   bit on the root's node (bcast) and for a rank's own block (allgather).
 // eps = stats.eb_abs, itself checked against ABS, REL x (global or root's) range, or
@@ -120,6 +122,9 @@ std::string inter_key(int r, int k) { return "inter" + std::to_string(r % k); }
 std::string one_key(int, int) { return "all"; }
 std::string own_key(int r, int) { return "own" + std::to_string(r); }
 
+const char* const kAlgorithmEnv[] = {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM",
+                                     "ZCOLL_REDUCE_SCATTER_ALGORITHM"};
+
 struct Cfg {
   int mode = ZCOLL_EB_ABS, red = ZCOLL_REDUCTION_AUTO, target = ZCOLL_BOUND_INPUT;
   double eb = 1e-2;
@@ -142,7 +147,7 @@ zcoll_comm make_comm(const Layout& L, const Cfg& c) {
   cfg.reduction = c.red;
   cfg.bound_target = c.target;
   if (c.env)
-    for (const char* v : {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM"})
+    for (const char* v : kAlgorithmEnv)
       setenv(v, c.plain ? "Plain_Hierarchical" : "Hierarchical", 1);
   else
     cfg.algorithm = c.plain ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : kHier;
@@ -152,7 +157,7 @@ zcoll_comm make_comm(const Layout& L, const Cfg& c) {
   EXPECT_RC(rc, ZCOLL_SUCCESS);
   unsetenv("ZCOLL_NODE_KEY");
   unsetenv("ZCOLL_DEBUG_FAIL");
-  for (const char* v : {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM"}) unsetenv(v);
+  for (const char* v : kAlgorithmEnv) unsetenv(v);
   return rc == ZCOLL_SUCCESS ? zc : nullptr;
 }
 
@@ -225,6 +230,33 @@ size_t bad_guards(const std::vector<T>& buf, size_t from, size_t to) {
 
 const char* op_name(MPI_Op op) { return op == MPI_SUM ? "SUM" : op == MPI_MIN ? "MIN" : "MAX"; }
 
+// got[i] against the op over every rank's in[s][off + i], in long double: within `allowed`
+// (plus the element type's rounding of a sum; MIN/MAX on the homomorphic path exactly).
+template <class T>
+void check_reduced(const std::vector<std::vector<T>>& in, size_t off, const T* got, size_t n, MPI_Op op,
+                   bool homo_minmax, double allowed, double eps) {
+  const int p = g_size;
+  size_t bad = 0;
+  double worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    long double ref = op == MPI_SUM ? 0 : op == MPI_MIN ? INFINITY : -INFINITY, asum = 0;
+    for (int s = 0; s < p; ++s) {
+      const long double x = in[static_cast<size_t>(s)][off + i];
+      asum += std::fabs(x);
+      ref = op == MPI_SUM ? ref + x : op == MPI_MIN ? std::min(ref, x) : std::max(ref, x);
+    }
+    const long double err = std::fabs(static_cast<long double>(got[i]) - ref);
+    long double lim = allowed * (homo_minmax ? 1.0 : 1.0 + 1e-12);
+    if (op == MPI_SUM) lim += p * Ty<T>::u * asum + Ty<T>::u * std::fabs(ref);
+    worst = std::max(worst, static_cast<double>(err / eps));
+    if (!(err <= lim) && bad++ < 3)
+      std::fprintf(stderr, "[rank %d/%d]   %s: element %zu: got %.17g, reference %.21Lg, |err| %.4Lg > %.4Lg\n",
+                   g_rank, p, ctx().c_str(), i, static_cast<double>(got[i]), ref, err, lim);
+  }
+  EXPECT(bad == 0, "%zu of %zu elements outside the bound (worst %.3g eps, allowed %.3g eps)", bad, n, worst,
+         allowed / eps);
+}
+
 template <class T>
 void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size_t n, bool in_place) {
   const int p = g_size;
@@ -258,27 +290,56 @@ void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size
   EXPECT(bad_guards(recv, kGuard, kGuard + n) == 0, "guard elements overwritten");
   EXPECT(in_place || std::memcmp(send.data(), in[static_cast<size_t>(g_rank)].data(), n * sizeof(T)) == 0,
          "sendbuf modified");
-  size_t bad = 0;
-  double worst = 0;
-  for (size_t i = 0; i < n; ++i) {
-    long double ref = op == MPI_SUM ? 0 : op == MPI_MIN ? INFINITY : -INFINITY, asum = 0;
-    for (int s = 0; s < p; ++s) {
-      const long double x = in[static_cast<size_t>(s)][i];
-      asum += std::fabs(x);
-      ref = op == MPI_SUM ? ref + x : op == MPI_MIN ? std::min(ref, x) : std::max(ref, x);
-    }
-    const long double err = std::fabs(static_cast<long double>(rb[i]) - ref);
-    long double lim = allowed * (homo_minmax ? 1.0 : 1.0 + 1e-12);
-    if (op == MPI_SUM) lim += p * Ty<T>::u * asum + Ty<T>::u * std::fabs(ref);
-    worst = std::max(worst, static_cast<double>(err / eps));
-    if (!(err <= lim)) {
-      if (bad++ < 3)
-        std::fprintf(stderr, "[rank %d/%d]   %s: element %zu: got %.17g, reference %.21Lg, |err| %.4Lg > %.4Lg\n",
-                     g_rank, p, ctx().c_str(), i, static_cast<double>(rb[i]), ref, err, lim);
-    }
+  check_reduced(in, 0, rb, n, op, homo_minmax, allowed, eps);
+}
+
+// ------------------------------------------------------------------ reduce_scatter
+
+// Block counts: equal (reduce_scatter_block), or different by rank with some ranks at 0
+// (reduce_scatter). In place, recvbuf holds the whole vector and the result lands at its
+// start; only the guards around it must stay untouched.
+template <class T>
+void run_reduce_scatter(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size_t base, bool varied,
+                        bool in_place) {
+  const int p = g_size;
+  Ctx cx("reduce_scatter%s %s %s count=%zu%s", varied ? "" : "_block", Ty<T>::name(), op_name(op), base,
+         in_place ? " IN_PLACE" : "");
+  const uint64_t salt = g_salt++;
+  std::vector<int> counts(p);
+  std::vector<size_t> begin(p + 1, 0);
+  for (int s = 0; s < p; ++s) {
+    counts[s] = static_cast<int>(varied ? (s % 3 == 1 ? 0 : base + static_cast<size_t>(s) * 377) : base);
+    begin[s + 1] = begin[s] + static_cast<size_t>(counts[s]);
   }
-  EXPECT(bad == 0, "%zu of %zu elements outside the bound (worst %.3g eps, allowed %.3g eps)", bad, n, worst,
-         allowed / eps);
+  const size_t total = begin[p], mine = static_cast<size_t>(counts[g_rank]), off = begin[g_rank];
+  std::vector<std::vector<T>> in;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int s = 0; s < p; ++s) {
+    in.push_back(gen<T>(s, salt, total));
+    range_of(in.back(), total, lo, hi);
+  }
+  const std::vector<T>& send = in[static_cast<size_t>(g_rank)];
+  std::vector<T> recv((in_place ? total : mine) + 2 * kGuard);
+  set_sentinel(recv.data(), recv.size());
+  T* rb = recv.data() + kGuard;
+  if (in_place && total) std::memcpy(static_cast<void*>(rb), send.data(), total * sizeof(T));
+  {
+    Watchdog w("reduce_scatter");
+    const void* sb = in_place ? MPI_IN_PLACE : send.data();
+    EXPECT_RC(varied ? zcoll_reduce_scatter(sb, rb, counts.data(), Ty<T>::mpi(), op, zc)
+                     : zcoll_reduce_scatter_block(sb, rb, static_cast<int>(base), Ty<T>::mpi(), op, zc),
+              ZCOLL_SUCCESS);
+  }
+  const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
+  // Quantizations on the way: one per other node (one per other rank on the flat path).
+  const double factor = homo_minmax ? 1 : L.hier ? L.nodes - 1 : p - 1;
+  const double base_eb = abs_bound(c, lo, hi);
+  const bool result = c.target == ZCOLL_BOUND_RESULT;
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING}, result ? base_eb / factor : base_eb);
+  if (c.plain) check_stats(zc, L, c, {}, 0);
+  const double allowed = c.plain ? 0 : result ? base_eb : factor * eps;
+  EXPECT(bad_guards(recv, kGuard, recv.size() - kGuard) == 0, "guard elements overwritten");
+  check_reduced(in, off, rb, mine, op, homo_minmax, allowed, eps);
 }
 
 // ------------------------------------------------------------------ bcast
@@ -405,6 +466,12 @@ void run_layout(const Layout& L, bool thorough) {
         run_allreduce<float>(zc, L, c, op, counts[k], (k + (op == MPI_MAX)) % 2 == 1);
         if (full ? k % 2 == 1 : op == MPI_SUM)
           run_allreduce<double>(zc, L, c, op, counts[k], (k + (op == MPI_MIN)) % 2 == 0);
+      }
+    for (size_t n : full ? std::vector<size_t>{0, 1, 2003} : std::vector<size_t>{1501})
+      for (MPI_Op op : {MPI_SUM, MPI_MIN, MPI_MAX}) {
+        if (!full && variant != 2 && op != MPI_SUM) continue;
+        run_reduce_scatter<float>(zc, L, c, op, n, true, n != 1);
+        if (full || op == MPI_SUM) run_reduce_scatter<double>(zc, L, c, op, n, false, n == 1);
       }
     if (variant != 3) {
       for (int root : roots)
