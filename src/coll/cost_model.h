@@ -68,7 +68,10 @@ struct ModelState {
     double seconds = 0, rho = 0, bytes = 0;
   };
   Run seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
-  int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};  // calls decided through the agreement
+  // The clock of the re-check bands: calls here, those through the agreement and (added at
+  // the next one) plain MPI's fast-path calls since, `skipped`.
+  int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  int skipped[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // A periodic re-check within 2x or 3x that ran faster than the path chosen was predicted
   // to run is run once more at the next decided call (path + 1; 0: none): one fast run alone does not move
   // the second lowest of five. recheck_bar: that prediction, while the re-check is being learned.
