@@ -293,7 +293,7 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_SCATTER_ALLGATHER = 6, /* bcast of large messages */
   ZCOLL_ALGO_PAIRWISE = 7,      /* alltoall */
   ZCOLL_ALGO_RECURSIVE_DOUBLING = 8, /* allreduce: log2(p) exchanges of whole streams */
-  ZCOLL_ALGO_HIERARCHICAL = 9,  /* allreduce, bcast, allgather(v), reduce_scatter(_block):
+  ZCOLL_ALGO_HIERARCHICAL = 9,  /* allreduce, reduce, bcast, allgather(v), reduce_scatter(_block):
                                    node-aware, see "Node-aware
                                    collectives" below; the flat default where the
                                    communicator is not several nodes of equal size > 1 */
@@ -519,7 +519,7 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  *   MPI_IN_PLACE. CPRP2P additionally holds one compressed copy per outstanding send.
  */
 /*
- * Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; allreduce, bcast, allgather,
+ * Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; allreduce, reduce, bcast, allgather,
  * allgatherv, reduce_scatter and reduce_scatter_block). Nodes are the ranks that share memory (MPI_Comm_split_type), or, where
  * ZCOLL_NODE_KEY is set in the environment of zcoll_comm_create, the ranks with the same
  * key (network namespaces on one host, for example). When the communicator has several
@@ -533,6 +533,8 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  *              quantized once: SUM within nodes x eps (+ rounding) <= p x eps, the flat
  *              bound; MIN/MAX within eps (homomorphic) or nodes x eps (DOC);
  *              ZCOLL_BOUND_RESULT divides by these factors. Bit-identical on all ranks.
+ *   reduce:    as allreduce, but each slice is reduced over its rail to the root's node
+ *              and gathered at the root (plain): the same bounds as allreduce.
  *   bcast:     the root's node scatters the buffer in slices, each slice is broadcast
  *              compressed over its rail, then a node allgather: within eps of the root's
  *              values (the root's node: exact).
@@ -553,7 +555,8 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * communicator by the first node-aware call and kept until zcoll_comm_free; allgather
  * also builds node_size MPI hindexed datatypes per call; reduce_scatter holds a packed
  * copy of the whole input and this rank's node partial (about 1/node_size of it) in the
- * communicator's arena, reused across calls. An allgather whose receive buffer
+ * communicator's arena, reused across calls, and reduce the node partial (twice that with
+ * PLAIN_HIERARCHICAL). An allgather whose receive buffer
  * passes INT_MAX elements (p x count: 64 ranks of 32 Mi floats) works on every path: the
  * displacements are kept as size_t and byte offsets, and PLAIN_HIERARCHICAL's rail stage then
  * runs one MPI_Bcast per block instead of MPI_Allgatherv, whose displacements are ints.
@@ -607,8 +610,8 @@ int zcoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  *                      allreduce <= (2p - 2) x eps.
  * All ranks of an allreduce receive bit-identical results (every rank decompresses the
  * same streams). Node-aware allreduce (ZCOLL_ALGO_HIERARCHICAL, see above the collectives):
- * SUM within nodes x eps (+ rounding), nodes <= p, so within the homomorphic bound above;
- * node-aware reduce_scatter within (nodes - 1) x eps.
+ * SUM within nodes x eps (+ rounding), nodes <= p, so within the homomorphic bound above,
+ * and so is node-aware reduce; node-aware reduce_scatter within (nodes - 1) x eps.
  *
  * Algorithms: reduce_scatter and reduce run a ring reduce-scatter (p - 1 steps, each
  * moving 1/p of the data, pipelined in pieces of a few codec chunks); reduce then

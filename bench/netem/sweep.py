@@ -56,7 +56,7 @@ FIXED = {"allreduce": ["ring", "recursive-doubling"], "bcast": ["binomial", "sca
 
 # Node-aware, where a launch has nodes of several ranks: the compressed schedule, and the
 # uncompressed one (a plain baseline that AUTO does not choose, but must beat).
-NODE_AWARE = {"allreduce", "bcast", "allgather", "reduce_scatter"}
+NODE_AWARE = {"allreduce", "bcast", "allgather", "reduce_scatter", "reduce"}
 
 
 def algos_for(args, op, per_node=1):

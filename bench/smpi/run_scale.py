@@ -28,7 +28,7 @@ own launch on hosts E times faster than smpi/host-speed, so every compute stretc
 launch costs 1/E of the CPU time it took here: codec work on E threads with perfect scaling
 (E = min(threads, memory-bandwidth cap); README.md says how E was derived). The baselines
 (mpi, plainring, plain-hierarchical) run in another launch at factor 1: a real MPI reduces on
-one thread. plain-hierarchical (allreduce, bcast, allgather, reduce_scatter) is zcoll's node-aware schedule
+one thread. plain-hierarchical (allreduce, bcast, allgather, reduce_scatter, reduce) is zcoll's node-aware schedule
 without compression (ZCOLL_ALGO_PLAIN_HIERARCHICAL).
 plainring (allreduce only) is zcoll-bench's uncompressed ring allreduce with its reduction
 loop executed and therefore charged; SMPI's own MPI_Allreduce charges no reduction.
@@ -81,7 +81,7 @@ def parse_plan(text):
 
 BASELINES = ("mpi", "plainring", "plain-hierarchical")
 # The ops each baseline other than plain MPI has.
-BASELINE_OPS = {"plainring": ("allreduce",), "plain-hierarchical": ("allreduce", "bcast", "allgather", "reduce_scatter")}
+BASELINE_OPS = {"plainring": ("allreduce",), "plain-hierarchical": ("allreduce", "bcast", "allgather", "reduce_scatter", "reduce")}
 
 
 def mem_estimate_gib(op, p, n):

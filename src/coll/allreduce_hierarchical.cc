@@ -1,11 +1,12 @@
-// Node-aware allreduce: a plain reduce-scatter inside each node leaves node rank j with
-// slice j of its node's partial result; the rail of node rank j runs the compressed
-// allreduce on that slice; a plain allgatherv inside each node puts the slices together.
+// Node-aware allreduce and reduce: a plain reduce-scatter inside each node leaves node rank j
+// with slice j of its node's partial result; the rail of node rank j runs the compressed
+// allreduce on that slice (reduce: reduces it to the root's node); a plain allgatherv inside
+// each node puts the slices together (reduce: a gatherv at the root, inside its node).
 // Each node's partial is quantized once on the rail, so SUM is within nodes x eps of the
 // exact sum (<= p x eps, the flat bound; plus MPI's floating-point rounding of the node
 // partial), MIN/MAX within eps (homomorphic) or nodes x eps (DOC). Every rank of a rail
-// decompresses the same streams and the node stages copy bits, so all ranks get
-// bit-identical results.
+// decompresses the same streams and the node stages copy bits, so all ranks of an
+// allreduce get bit-identical results.
 #include <cstring>
 
 #include "codec/stream.h"
@@ -16,7 +17,7 @@
 namespace zcoll::coll {
 
 int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, const void* input, void* out,
-                           size_t count, MPI_Op mpi_op, int op) {
+                           size_t count, MPI_Op mpi_op, int op, int root) {
   int rc = ZCOLL_SUCCESS;
   zcoll_comm_s* rail = rail_of(c, &rc);
   if (!rail) return rc;
@@ -27,23 +28,46 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
   node_slices(count, t.node_size, &counts, &displs);
   const int j = t.node_rank;
   const size_t n = static_cast<size_t>(counts[j]);
-  void* slice = at(out, static_cast<size_t>(displs[j]), es);
-  if (input == out) {
-    rc = mpi_rc(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts.data(), type, mpi_op, t.node_comm));
-    if (n && displs[j]) std::memmove(slice, out, n * es);  // MPI leaves the result at the start
+  const bool plain = schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL;
+  void* slice;
+  void* result;  // the rail stage's
+  if (root < 0) {  // allreduce: the slice's place in out
+    slice = result = at(out, static_cast<size_t>(displs[j]), es);
+    if (input == out) {
+      rc = mpi_rc(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts.data(), type, mpi_op, t.node_comm));
+      if (n && displs[j]) std::memmove(slice, out, n * es);  // MPI leaves the result at the start
+    } else {
+      rc = mpi_rc(MPI_Reduce_scatter(input, slice, counts.data(), type, mpi_op, t.node_comm));
+    }
   } else {
+    // Reduce: out is the root's alone, so the slice is in the arena. Plain MPI's rail stage
+    // writes a second buffer: MPI_Reduce with MPI_IN_PLACE at a root other than 0 crashes
+    // MPICH 4.0.2 (pmodels/mpich#6540, Debian 12's MPICH).
+    uint8_t* w = agreed_workspace(c, (plain ? 2 : 1) * n * es, &rc);
+    if (rc) return rc;
+    slice = w;
+    result = plain ? w + n * es : w;
     rc = mpi_rc(MPI_Reduce_scatter(input, slice, counts.data(), type, mpi_op, t.node_comm));
   }
   rail->call_start = now();
+  const int collective = root < 0 ? ZCOLL_COLL_ALLREDUCE : ZCOLL_COLL_REDUCE;
+  const int root_node = root < 0 ? -1 : t.node_of[static_cast<size_t>(root)];
   int rail_rc;
-  if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
-    rail_rc = mpi_rc(MPI_Allreduce(MPI_IN_PLACE, slice, counts[j], type, mpi_op, rail->comm));
+  if (plain) {
+    rail_rc = root < 0 ? mpi_rc(MPI_Allreduce(MPI_IN_PLACE, slice, counts[j], type, mpi_op, rail->comm))
+                       : mpi_rc(MPI_Reduce(slice, result, counts[j], type, mpi_op, root_node, rail->comm));
     rail->record_plain();
   } else {
-    rail_rc = reduction_engine(*rail, ZCOLL_COLL_ALLREDUCE, dt, eb, table_choice(*rail, ZCOLL_COLL_ALLREDUCE, n * es),
-                               slice, slice, even_blocks(n, static_cast<size_t>(rail->size)), op, -1);
+    rail_rc = reduction_engine(*rail, collective, dt, eb, table_choice(*rail, collective, n * es), slice, slice,
+                               even_blocks(n, static_cast<size_t>(rail->size)), op, root_node);
   }
-  return node_allgather_and_finish(c, schedule, *rail, rc ? rc : rail_rc, dt, out, counts, displs);
+  if (!rc) rc = rail_rc;
+  if (root < 0) return node_allgather_and_finish(c, schedule, *rail, rc, dt, out, counts, displs);
+  int grc = ZCOLL_SUCCESS;
+  if (t.node == root_node)
+    grc = mpi_rc(MPI_Gatherv(result, counts[j], type, out, counts.data(), displs.data(), type, node_rank_of(t, root),
+                             t.node_comm));
+  return finish_hierarchical(c, schedule, *rail, rc ? rc : grc);
 }
 
 }  // namespace zcoll::coll

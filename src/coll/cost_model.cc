@@ -338,6 +338,10 @@ double hierarchical_time(const zcoll_comm_s& c, int collective, int schedule, bo
     case ZCOLL_COLL_ALLGATHER:
       return on_rail(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, false, bytes) +
              plain_time(ZCOLL_COLL_ALLGATHER, node, nodes * bytes);
+    case ZCOLL_COLL_REDUCE:
+      return plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +
+             on_rail(ZCOLL_COLL_REDUCE, ZCOLL_ALGO_RING, homomorphic, slice) +
+             plain_time(ZCOLL_COLL_GATHER, node, slice);
     case ZCOLL_COLL_REDUCE_SCATTER:  // the input packed (a copy at about the node link's rate) first
       return bytes * node.beta + plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +
              on_rail(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, homomorphic, slice);

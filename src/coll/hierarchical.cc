@@ -49,6 +49,19 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
   return c.rail.get();
 }
 
+uint8_t* agreed_workspace(zcoll_comm_s& c, size_t bytes, int* rc) {
+  uint8_t* w = nullptr;
+  try {
+    w = c.reserve_arena(bytes);
+  } catch (const std::bad_alloc&) {
+    w = nullptr;
+  }
+  int worst = w || bytes == 0 ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY;
+  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
+  *rc = worst;
+  return worst ? nullptr : w;
+}
+
 int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc) {
   // The rail agreed on its own outcome; a failure on another rail or in a node stage
   // must reach every rank too.

@@ -3,11 +3,12 @@
 // a node with plain MPI on topo.node_comm, exact; only what crosses the network is
 // compressed, by the flat engines (engines.h) run on the rail (the ranks of one node
 // rank, one per node), each rank of a node taking its share of the node's data. One
-// file each: allreduce_hierarchical.cc, bcast_hierarchical.cc, allgather_hierarchical.cc,
-// reduce_scatter_hierarchical.cc.
+// file each: allreduce_hierarchical.cc (and reduce), bcast_hierarchical.cc,
+// allgather_hierarchical.cc, reduce_scatter_hierarchical.cc.
 #pragma once
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "common/comm.h"
@@ -28,8 +29,10 @@ inline bool node_aware(int schedule) {
 // two node-aware ones; PLAIN_HIERARCHICAL runs plain MPI on the rail, and eb is unused). Each ends with one MPI_Allreduce of the error
 // code over c.comm, so every rank returns the same outcome, and sets c.last from the rail
 // stage (algorithm: schedule).
+// root < 0: allreduce; else reduce to root (out significant there only; the node slice
+// then in c's arena).
 int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, const void* input, void* out,
-                           size_t count, MPI_Op mpi_op, int op);
+                           size_t count, MPI_Op mpi_op, int op, int root);
 int hierarchical_bcast(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* buffer, size_t count, int root);
 int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
                            const size_t* displs);
@@ -50,6 +53,9 @@ int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const std::ve
 // (collective over c.comm; every rank makes that call), kept until zcoll_comm_free.
 // nullptr and *rc set when making it failed on any rank.
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc);
+// `bytes` of c's arena for a node stage, every rank learning whether every rank has them
+// (one MPI_Allreduce over c.comm) before any data moves: nullptr and *rc set where one has not.
+uint8_t* agreed_workspace(zcoll_comm_s& c, size_t bytes, int* rc);
 // The rail stage's statistics as the call's (algorithm: schedule), and the call's outcome
 // on every rank of c.comm: the worst of rc over all ranks.
 int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc);

@@ -13,7 +13,6 @@
 // followed by room for the node partial: the whole vector plus this rank's slice.
 #include <climits>
 #include <cstring>
-#include <new>
 
 #include "codec/stream.h"
 #include "coll/call.h"
@@ -57,17 +56,9 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   zcoll_comm_s* rail = rail_of(c, &rc);
   if (!rail) return rc;
   const size_t total = begin.back(), mine = slice_len[static_cast<size_t>(j)];
-  // The arena holds the packed input and the node partial. Every rank learns whether
-  // every rank has them before any data moves.
-  uint8_t* packed = nullptr;
-  try {
-    packed = c.reserve_arena((total + mine) * es);
-  } catch (const std::bad_alloc&) {
-    packed = nullptr;
-  }
-  int worst = packed || total + mine == 0 ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY;
-  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
-  if (worst) return worst;
+  // The packed input, then the node partial.
+  uint8_t* packed = agreed_workspace(c, (total + mine) * es, &rc);
+  if (rc) return rc;
   uint8_t* slice = packed + total * es;
   size_t off = 0;
   for (int jj = 0; jj < k; ++jj)

@@ -87,10 +87,12 @@ int reduction_call(zcoll_comm_s& c, int collective, const void* sendbuf, void* o
         a.add_values(dt, input, total, c.cfg.codec.threads);
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
-        if (node_aware(ch.schedule) && collective == ZCOLL_COLL_REDUCE_SCATTER)
-          return hierarchical_reduce_scatter(c, ch.schedule, dt, eb, input, out, blocks(), mpi_op, op);
-        if (node_aware(ch.schedule))
-          return hierarchical_allreduce(c, ch.schedule, dt, eb, input, out, total, mpi_op, op);
+        if (node_aware(ch.schedule)) {
+          if (collective == ZCOLL_COLL_REDUCE_SCATTER)
+            return hierarchical_reduce_scatter(c, ch.schedule, dt, eb, input, out, blocks(), mpi_op, op);
+          return hierarchical_allreduce(c, ch.schedule, dt, eb, input, out, total, mpi_op, op,
+                                        collective == ZCOLL_COLL_REDUCE ? root : -1);
+        }
         return reduction_engine(c, collective, dt, eb, ch, input, out, blocks(), op, root);
       },
       plain);

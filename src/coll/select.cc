@@ -29,8 +29,8 @@ unsigned schedules_of(int collective) {
     case ZCOLL_COLL_SCATTER:
     case ZCOLL_COLL_GATHER: return bit(ZCOLL_ALGO_BINOMIAL);
     case ZCOLL_COLL_ALLTOALL: return bit(ZCOLL_ALGO_PAIRWISE);
-    case ZCOLL_COLL_REDUCE_SCATTER: return bit(ZCOLL_ALGO_RING) | node_aware;
-    case ZCOLL_COLL_REDUCE: return bit(ZCOLL_ALGO_RING);
+    case ZCOLL_COLL_REDUCE_SCATTER:
+    case ZCOLL_COLL_REDUCE: return bit(ZCOLL_ALGO_RING) | node_aware;
     case ZCOLL_COLL_ALLREDUCE:
       return bit(ZCOLL_ALGO_RING) | bit(ZCOLL_ALGO_RECURSIVE_DOUBLING) | node_aware;
     default: return 0;

@@ -1,5 +1,5 @@
 // MPI tests of the node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; "Node-aware
-// collectives" in include/zcoll.h): allreduce, bcast, allgather, allgatherv,
+// collectives" in include/zcoll.h): allreduce, reduce, bcast, allgather, allgatherv,
 // reduce_scatter and reduce_scatter_block; and of
 // the uncompressed baseline ZCOLL_ALGO_PLAIN_HIERARCHICAL on the same layouts, whose
 // results must be plain MPI's: bcast and allgather(v) bit for bit, allreduce within
@@ -16,8 +16,8 @@
 // the flat algorithm runs there too, and stats.algorithm must say which.
 // Inputs are slices of the shipped real fields; every element is checked against a
 // reference computed in long double from every rank's input, within the header's bound:
-//   allreduce SUM (and DOC MIN/MAX): nodes x eps + rounding (flat: p x eps + rounding),
-//   reduce_scatter the same with nodes - 1 (flat: p - 1),
+//   allreduce and reduce SUM (and DOC MIN/MAX): nodes x eps + rounding (flat: p x eps +
+//   rounding), reduce_scatter the same with nodes - 1 (flat: p - 1),
 //   homomorphic MIN/MAX: eps; bcast and allgather(v): eps of the sender's value, bit for
 //   bit on the root's node (bcast) and for a rank's own block (allgather).
 // eps = stats.eb_abs, itself checked against ABS, REL x (global or root's) range, or
@@ -123,7 +123,7 @@ std::string one_key(int, int) { return "all"; }
 std::string own_key(int r, int) { return "own" + std::to_string(r); }
 
 const char* const kAlgorithmEnv[] = {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM",
-                                     "ZCOLL_REDUCE_SCATTER_ALGORITHM"};
+                                     "ZCOLL_REDUCE_SCATTER_ALGORITHM", "ZCOLL_REDUCE_ALGORITHM"};
 
 struct Cfg {
   int mode = ZCOLL_EB_ABS, red = ZCOLL_REDUCTION_AUTO, target = ZCOLL_BOUND_INPUT;
@@ -230,6 +230,19 @@ size_t bad_guards(const std::vector<T>& buf, size_t from, size_t to) {
 
 const char* op_name(MPI_Op op) { return op == MPI_SUM ? "SUM" : op == MPI_MIN ? "MIN" : "MAX"; }
 
+// Every rank's n inputs of a new call (each rank makes all of them, for the reference), and
+// their range.
+template <class T>
+std::vector<std::vector<T>> inputs(size_t n, double& lo, double& hi) {
+  const uint64_t salt = g_salt++;
+  std::vector<std::vector<T>> in;
+  for (int s = 0; s < g_size; ++s) {
+    in.push_back(gen<T>(s, salt, n));
+    range_of(in.back(), n, lo, hi);
+  }
+  return in;
+}
+
 // got[i] against the op over every rank's in[s][off + i], in long double: within `allowed`
 // (plus the element type's rounding of a sum; MIN/MAX on the homomorphic path exactly).
 template <class T>
@@ -261,13 +274,8 @@ template <class T>
 void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size_t n, bool in_place) {
   const int p = g_size;
   Ctx cx("allreduce %s %s count=%zu%s", Ty<T>::name(), op_name(op), n, in_place ? " IN_PLACE" : "");
-  const uint64_t salt = g_salt++;
-  std::vector<std::vector<T>> in;
   double lo = INFINITY, hi = -INFINITY;
-  for (int s = 0; s < p; ++s) {
-    in.push_back(gen<T>(s, salt, n));
-    range_of(in.back(), n, lo, hi);
-  }
+  const std::vector<std::vector<T>> in = inputs<T>(n, lo, hi);
   std::vector<T> recv(n + 2 * kGuard), send = in[static_cast<size_t>(g_rank)];
   set_sentinel(recv.data(), recv.size());
   T* rb = recv.data() + kGuard;
@@ -293,6 +301,42 @@ void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size
   check_reduced(in, 0, rb, n, op, homo_minmax, allowed, eps);
 }
 
+// ------------------------------------------------------------------ reduce
+
+// Ranks other than the root pass no receive buffer (MPI allows it); the root's in place or not.
+template <class T>
+void run_reduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, int root, size_t n, bool in_place) {
+  const int p = g_size;
+  const bool is_root = g_rank == root;
+  Ctx cx("reduce %s %s root=%d count=%zu%s", Ty<T>::name(), op_name(op), root, n, in_place ? " IN_PLACE" : "");
+  double lo = INFINITY, hi = -INFINITY;
+  const std::vector<std::vector<T>> in = inputs<T>(n, lo, hi);
+  std::vector<T> recv(n + 2 * kGuard), send = in[static_cast<size_t>(g_rank)];
+  set_sentinel(recv.data(), recv.size());
+  T* rb = recv.data() + kGuard;
+  // Not where the call is plain MPI's own (the plain baseline on a flat topology): MPICH 4.0.2
+  // crashes in MPI_Reduce with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540).
+  const bool ip = in_place && is_root && !(c.plain && !L.hier);
+  if (ip && n) std::memcpy(static_cast<void*>(rb), send.data(), n * sizeof(T));
+  {
+    Watchdog w("reduce");
+    EXPECT_RC(zcoll_reduce(ip ? MPI_IN_PLACE : send.data(), is_root ? rb : nullptr, static_cast<int>(n), Ty<T>::mpi(),
+                           op, root, zc),
+              ZCOLL_SUCCESS);
+  }
+  const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
+  const double factor = homo_minmax ? 1 : L.hier ? L.nodes : p;
+  const double base = abs_bound(c, lo, hi);
+  const bool result = c.target == ZCOLL_BOUND_RESULT;
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING}, result ? base / factor : base);
+  if (c.plain) check_stats(zc, L, c, {}, 0);
+  EXPECT(ip || std::memcmp(send.data(), in[static_cast<size_t>(g_rank)].data(), n * sizeof(T)) == 0,
+         "sendbuf modified");
+  EXPECT(bad_guards(recv, is_root ? kGuard : 0, is_root ? kGuard + n : 0) == 0,
+         is_root ? "guard elements overwritten" : "a rank other than the root had its buffer written");
+  if (is_root) check_reduced(in, 0, rb, n, op, homo_minmax, c.plain ? 0 : result ? base : factor * eps, eps);
+}
+
 // ------------------------------------------------------------------ reduce_scatter
 
 // Block counts: equal (reduce_scatter_block), or different by rank with some ranks at 0
@@ -304,7 +348,6 @@ void run_reduce_scatter(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op,
   const int p = g_size;
   Ctx cx("reduce_scatter%s %s %s count=%zu%s", varied ? "" : "_block", Ty<T>::name(), op_name(op), base,
          in_place ? " IN_PLACE" : "");
-  const uint64_t salt = g_salt++;
   std::vector<int> counts(p);
   std::vector<size_t> begin(p + 1, 0);
   for (int s = 0; s < p; ++s) {
@@ -312,12 +355,8 @@ void run_reduce_scatter(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op,
     begin[s + 1] = begin[s] + static_cast<size_t>(counts[s]);
   }
   const size_t total = begin[p], mine = static_cast<size_t>(counts[g_rank]), off = begin[g_rank];
-  std::vector<std::vector<T>> in;
   double lo = INFINITY, hi = -INFINITY;
-  for (int s = 0; s < p; ++s) {
-    in.push_back(gen<T>(s, salt, total));
-    range_of(in.back(), total, lo, hi);
-  }
+  const std::vector<std::vector<T>> in = inputs<T>(total, lo, hi);
   const std::vector<T>& send = in[static_cast<size_t>(g_rank)];
   std::vector<T> recv((in_place ? total : mine) + 2 * kGuard);
   set_sentinel(recv.data(), recv.size());
@@ -466,6 +505,13 @@ void run_layout(const Layout& L, bool thorough) {
         run_allreduce<float>(zc, L, c, op, counts[k], (k + (op == MPI_MAX)) % 2 == 1);
         if (full ? k % 2 == 1 : op == MPI_SUM)
           run_allreduce<double>(zc, L, c, op, counts[k], (k + (op == MPI_MIN)) % 2 == 0);
+      }
+    for (int root : roots)
+      for (MPI_Op op : {MPI_SUM, MPI_MIN, MPI_MAX}) {
+        if (!full && variant != 2 && op != MPI_SUM) continue;
+        const size_t n = full ? (root == 1 ? 0 : 5003) : 3001;
+        run_reduce<float>(zc, L, c, op, root, n, root != 0);
+        if (full || root == 0) run_reduce<double>(zc, L, c, op, root, n + 1, root == 0);
       }
     for (size_t n : full ? std::vector<size_t>{0, 1, 2003} : std::vector<size_t>{1501})
       for (MPI_Op op : {MPI_SUM, MPI_MIN, MPI_MAX}) {
