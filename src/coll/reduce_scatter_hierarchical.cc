@@ -35,9 +35,10 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
     begin[static_cast<size_t>(r) + 1] = begin[static_cast<size_t>(r)] + counts[static_cast<size_t>(r)];
   }
   // What node rank jj receives from the node stage: its blocks of every node.
+  auto count_at = [&](int i, int jj) { return counts[static_cast<size_t>(rank_at[static_cast<size_t>(i) * k + jj])]; };
   std::vector<size_t> slice_len(static_cast<size_t>(k), 0);
   for (int jj = 0; jj < k; ++jj)
-    for (int i = 0; i < m; ++i) slice_len[static_cast<size_t>(jj)] += counts[static_cast<size_t>(rank_at[static_cast<size_t>(i) * k + jj])];
+    for (int i = 0; i < m; ++i) slice_len[static_cast<size_t>(jj)] += count_at(i, jj);
   // MPI_Reduce_scatter's counts are ints; the same on every rank (the counts are agreed).
   bool fits = true;
   for (size_t s : slice_len) fits = fits && s <= static_cast<size_t>(INT_MAX);
@@ -72,8 +73,7 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   rc = mpi_rc(MPI_Reduce_scatter(packed, slice, node_counts.data(), type, mpi_op, t.node_comm));
   // The rail's blocks: one per node, rail rank i being node i.
   std::vector<size_t> rail_counts(static_cast<size_t>(m));
-  for (int i = 0; i < m; ++i)
-    rail_counts[static_cast<size_t>(i)] = counts[static_cast<size_t>(rank_at[static_cast<size_t>(i) * k + j])];
+  for (int i = 0; i < m; ++i) rail_counts[static_cast<size_t>(i)] = count_at(i, j);
   rail->call_start = now();
   int rail_rc;
   if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
@@ -82,7 +82,8 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
     rail->record_plain();
   } else {
     rail_rc = reduction_engine(*rail, ZCOLL_COLL_REDUCE_SCATTER, dt, eb,
-                               table_choice(*rail, ZCOLL_COLL_REDUCE_SCATTER, mine * es), slice, out, rail_counts, op, -1);
+                               table_choice(*rail, ZCOLL_COLL_REDUCE_SCATTER, mine * es), slice, out, rail_counts,
+                               op, -1);
   }
   return finish_hierarchical(c, schedule, *rail, rc ? rc : rail_rc);
 }
