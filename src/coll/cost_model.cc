@@ -925,16 +925,15 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   int* rechecks = s.rechecks[collective][size];
   if (s.chosen[collective][size] != chosen + 1) std::fill(rechecks, rechecks + ModelState::kPaths, 0);
   s.chosen[collective][size] = chosen + 1;
-  int turn = 0;
+  int n = 0;  // this call's turn, if it has one
   if (!d.probe && comp > 0) {
     int& clock = s.decided[collective][size];
     const int before = clock;
     clock += 1 + s.skipped[collective][size];
     s.skipped[collective][size] = 0;
-    if (clock - clock % 8 > before) turn = clock - clock % 8;
+    if (clock - clock % 8 > before) n = clock - clock % 8;
   }
-  if (turn > 0) {
-    const int n = turn;
+  if (n > 0) {
     const double margin = n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.25;
     int alt = -1;
     for (int path = 0; path < ModelState::kPaths; ++path)
