@@ -552,6 +552,18 @@ void run_debug_fail(const Layout& L) {
   EXPECT_RC(zcoll_bcast(a.data(), static_cast<int>(n), MPI_FLOAT, 0, zc), ZCOLL_ERR_CORRUPT);
   EXPECT_RC(zcoll_allgather(a.data(), static_cast<int>(n), MPI_FLOAT, b.data(), static_cast<int>(n), MPI_FLOAT, zc),
             ZCOLL_ERR_CORRUPT);
+  // The reduce-scatter and reduce stages: the failing rank's rail is one of several, and
+  // the other rails' ranks learn of it only through the agreement over the whole
+  // communicator. The input is p blocks of n / p (and uneven blocks, one empty).
+  std::vector<int> even(static_cast<size_t>(g_size), static_cast<int>(n) / g_size), uneven(even);
+  uneven[0] = 0;
+  uneven[static_cast<size_t>(g_size) - 1] += static_cast<int>(n) / g_size;
+  EXPECT_RC(zcoll_reduce_scatter_block(a.data(), b.data(), even[0], MPI_FLOAT, MPI_SUM, zc), ZCOLL_ERR_CORRUPT);
+  EXPECT_RC(zcoll_reduce_scatter(a.data(), b.data(), uneven.data(), MPI_FLOAT, MPI_SUM, zc), ZCOLL_ERR_CORRUPT);
+  for (int root : {0, g_size - 1})
+    EXPECT_RC(zcoll_reduce(a.data(), g_rank == root ? b.data() : nullptr, static_cast<int>(n), MPI_FLOAT, MPI_SUM,
+                           root, zc),
+              ZCOLL_ERR_CORRUPT);
   EXPECT_RC(zcoll_comm_free(&zc), ZCOLL_SUCCESS);
 }
 
