@@ -436,9 +436,12 @@ void zcoll_config_init(zcoll_config *config);
  * too, naming the rank in zcoll_error_detail(), instead of waiting for it. Only
  * MPI_COMM_NULL is refused before any communication. *zcomm is NULL after a failure.
  *
- * Test hook: ZCOLL_DEBUG_FAIL=<rank>:<code> in the environment of zcoll_comm_create
+ * Test hooks: ZCOLL_DEBUG_FAIL=<rank>:<code> in the environment of zcoll_comm_create
  * makes every compressed collective on that rank of the new communicator fail its first
- * codec operation with <code>, to check that the failure reaches every rank. */
+ * codec operation with <code>, to check that the failure reaches every rank.
+ * ZCOLL_DEBUG_FAIL=<rank>:arena makes that rank's work buffer unable to grow, as when its
+ * node is out of memory: the compressed collectives then return ZCOLL_ERR_NO_MEMORY on
+ * every rank. */
 int zcoll_comm_create(MPI_Comm comm, const zcoll_config *config, zcoll_comm *zcomm);
 /* Collective. Frees the duplicate and the buffers; *zcomm becomes NULL. */
 int zcoll_comm_free(zcoll_comm *zcomm);
@@ -472,7 +475,10 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  *
  * Errors during a collective: a rank that fails (out of memory, a corrupt stream, an MPI
  * error) keeps the schedule going with error notices that carry its code, and every
- * rank returns that same code.
+ * rank returns that same code. A rank that cannot have the work buffer a compressed call
+ * needs (out of memory) says so before any data moves: every rank returns
+ * ZCOLL_ERR_NO_MEMORY (one small MPI_Allreduce, made in a communicator's first call of a
+ * size and when the buffer must grow; never when the buffer it has is large enough).
  *
  * Observations, documented rather than changed: -0.0 becomes +0.0 when it is quantized
  * (its sign survives only where the codec stores the value exactly); NaN in MIN/MAX
@@ -554,7 +560,7 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * and bcast) in an arena of the rail's own, made with a duplicate of the rail
  * communicator by the first node-aware call and kept until zcoll_comm_free; allgather
  * also builds node_size MPI hindexed datatypes per call; reduce_scatter holds a packed
- * copy of the whole input and this rank's node partial (about 1/node_size of it) in the
+ * copy of the whole input and room for the largest node partial (about 1/node_size of it) in the
  * communicator's arena, reused across calls, and reduce the node partial (twice that with
  * PLAIN_HIERARCHICAL). An allgather whose receive buffer
  * passes INT_MAX elements (p x count: 64 ranks of 32 Mi floats) works on every path: the

@@ -7,6 +7,7 @@
 // partial), MIN/MAX within eps (homomorphic) or nodes x eps (DOC). Every rank of a rail
 // decompresses the same streams and the node stages copy bits, so all ranks of an
 // allreduce get bit-identical results.
+#include <algorithm>
 #include <cstring>
 
 #include "codec/stream.h"
@@ -43,10 +44,11 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
     // Reduce: out is the root's alone, so the slice is in the arena. Plain MPI's rail stage
     // writes a second buffer: MPI_Reduce with MPI_IN_PLACE at a root other than 0 crashes
     // MPICH 4.0.2 (pmodels/mpich#6540, Debian 12's MPICH).
-    uint8_t* w = agreed_workspace(c, (plain ? 2 : 1) * n * es, &rc);
+    const size_t most = static_cast<size_t>(*std::max_element(counts.begin(), counts.end()));  // every rank's
+    uint8_t* w = c.shared_arena((plain ? 2 : 1) * most * es, &rc);
     if (rc) return rc;
     slice = w;
-    result = plain ? w + n * es : w;
+    result = plain ? w + most * es : w;
     rc = mpi_rc(MPI_Reduce_scatter(input, slice, counts.data(), type, mpi_op, t.node_comm));
   }
   rail->call_start = now();

@@ -86,6 +86,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   auto hi = [&](Slot s) { return v[2 * s + 1]; };
   const char* name = zcoll_collective_name(collective);
   if (v[2 * kPairs] != 0) {
+    c.arena_agreed = 0;  // the failure may have been a rank's arena (sample)
     const int worst = static_cast<int>(v[2 * kPairs]);
     return a.rc ? a.rc : worst;
   }

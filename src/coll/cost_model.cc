@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include <sched.h>
@@ -673,7 +674,13 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   // buffer would cost its page faults at every call, a sizeable part of the 3% the sample
   // may take.
   const size_t bound = (zcoll_codec_bound(len, static_cast<zcoll_dtype>(dtype)) + 63) / 64 * 64;  // back aligned
-  uint8_t* out = c.reserve_arena(bound + len * es);
+  uint8_t* out = nullptr;
+  try {
+    out = c.reserve_arena(bound + len * es);
+  } catch (const std::bad_alloc&) {
+    a.rc = ZCOLL_ERR_NO_MEMORY;  // this rank has no arena now: the agreement tells every rank
+    return;
+  }
   uint8_t* back = out + bound;
   // One timer over all the slices, not one per slice (see seconds_per_run).
   double raw = 0, packed = 0, t_comp = 0, t_decomp = 0;

@@ -45,21 +45,9 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
   for (int& a : r->cfg.algorithms)
     if (node_aware(a)) a = ZCOLL_ALGO_AUTO;
   r->debug_fail = c.debug_fail;
+  r->debug_no_arena = c.debug_no_arena;
   c.rail = std::move(r);
   return c.rail.get();
-}
-
-uint8_t* agreed_workspace(zcoll_comm_s& c, size_t bytes, int* rc) {
-  uint8_t* w = nullptr;
-  try {
-    w = c.reserve_arena(bytes);
-  } catch (const std::bad_alloc&) {
-    w = nullptr;
-  }
-  int worst = w || bytes == 0 ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY;
-  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
-  *rc = worst;
-  return worst ? nullptr : w;
 }
 
 int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc) {

@@ -53,9 +53,6 @@ int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const std::ve
 // (collective over c.comm; every rank makes that call), kept until zcoll_comm_free.
 // nullptr and *rc set when making it failed on any rank.
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc);
-// `bytes` of c's arena for a node stage, every rank learning whether every rank has them
-// (one MPI_Allreduce over c.comm) before any data moves: nullptr and *rc set where one has not.
-uint8_t* agreed_workspace(zcoll_comm_s& c, size_t bytes, int* rc);
 // The rail stage's statistics as the call's (algorithm: schedule), and the call's outcome
 // on every rank of c.comm: the worst of rc over all ranks.
 int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc);

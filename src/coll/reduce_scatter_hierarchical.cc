@@ -11,6 +11,7 @@
 // The blocks of one node rank lie apart in the input (block r of rank r, in rank order),
 // so the input is first packed, node rank by node rank, into the communicator's arena,
 // followed by room for the node partial: the whole vector plus this rank's slice.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -57,8 +58,9 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   zcoll_comm_s* rail = rail_of(c, &rc);
   if (!rail) return rc;
   const size_t total = begin.back(), mine = slice_len[static_cast<size_t>(j)];
-  // The packed input, then the node partial.
-  uint8_t* packed = agreed_workspace(c, (total + mine) * es, &rc);
+  // The packed input, then the node partial (room for the largest, the same on every rank).
+  const size_t most = *std::max_element(slice_len.begin(), slice_len.end());
+  uint8_t* packed = c.shared_arena((total + most) * es, &rc);
   if (rc) return rc;
   uint8_t* slice = packed + total * es;
   size_t off = 0;

@@ -9,7 +9,7 @@ namespace zcoll::coll {
 
 // ------------------------------------------------------------------ layout
 
-void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, size_t min_pieces) {
+bool Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, size_t min_pieces) {
   params = c.cfg.codec;
   params.eb_mode = ZCOLL_EB_ABS;
   params.eb = eb;
@@ -50,13 +50,20 @@ void Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, 
   const size_t set_bytes = layout == Layout::kStored ? 0 : whole ? region_bytes : max_block_bytes;
   const size_t own_bytes = whole ? region_bytes : 0;
   const size_t stored_bytes = layout == Layout::kBlockSets ? 0 : region_bytes;
-  uint8_t* a = c.reserve_arena(own_bytes + stored_bytes + 4 * set_bytes);
+  // The same size on every rank (the blocks and the layout are agreed).
+  int rc = ZCOLL_SUCCESS;
+  uint8_t* a = c.shared_arena(own_bytes + stored_bytes + 4 * set_bytes, &rc);
+  if (rc) {
+    fail(rc);
+    return false;
+  }
   own = whole ? a : nullptr;
   stored = stored_bytes ? a + own_bytes : nullptr;
   for (int k = 0; k < 2; ++k) {
     recv[k] = set_bytes ? a + own_bytes + stored_bytes + k * set_bytes : nullptr;
     send[k] = set_bytes ? a + own_bytes + stored_bytes + (2 + k) * set_bytes : nullptr;
   }
+  return true;
 }
 
 int Transport::finish() {

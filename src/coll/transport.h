@@ -101,7 +101,9 @@ struct Transport {
   // Once per transport: the communicator's codec settings with the absolute bound eb;
   // blocks (counts[b] elements each, nblocks of them) and pieces; the arena's regions.
   // min_pieces: cut each block into that many pieces at least (schedule::piece_values).
-  void plan(double eb, const size_t* counts, size_t nblocks, Layout layout, size_t min_pieces = 1);
+  // False on every rank where some rank has no room for its regions (err is then
+  // ZCOLL_ERR_NO_MEMORY): the schedule must not run; finish() still gives the outcome.
+  [[nodiscard]] bool plan(double eb, const size_t* counts, size_t nblocks, Layout layout, size_t min_pieces = 1);
   // Sets block_src / block_dst of block b (nullptr for none).
   void place(int b, const void* src, void* dst) {
     block_src[b] = src;

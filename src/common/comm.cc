@@ -23,6 +23,22 @@
 zcoll_comm_s::zcoll_comm_s() = default;
 zcoll_comm_s::~zcoll_comm_s() = default;
 
+uint8_t* zcoll_comm_s::shared_arena(size_t bytes, int* rc) {
+  *rc = ZCOLL_SUCCESS;
+  if (bytes <= arena_agreed) return arena.get();
+  uint8_t* w = nullptr;
+  try {
+    w = reserve_arena(bytes);
+  } catch (const std::bad_alloc&) {
+    w = nullptr;
+  }
+  int worst = w ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY;
+  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
+  *rc = worst;
+  arena_agreed = worst ? 0 : bytes;
+  return worst ? nullptr : w;
+}
+
 namespace {
 
 // Local validation of a configuration, environment applied. Returns a zcoll code and
@@ -168,11 +184,13 @@ int agree(MPI_Comm comm, int rank, int local_rc, const zcoll_config* cfg) {
   return ZCOLL_ERR_MISMATCH;
 }
 
-int debug_fail_code(int rank) {
+// ZCOLL_DEBUG_FAIL=<rank>:<code> or <rank>:arena (comm.h).
+void set_debug_hooks(zcoll_comm_s* c) {
   const char* env = std::getenv("ZCOLL_DEBUG_FAIL");
-  int who = -1, code = 0;
-  if (env && std::sscanf(env, "%d:%d", &who, &code) == 2 && who == rank) return code;
-  return ZCOLL_SUCCESS;
+  int who = -1, code = 0, end = 0;
+  if (!env || std::sscanf(env, "%d:%n", &who, &end) != 1 || end == 0 || who != c->rank) return;
+  if (std::strcmp(env + end, "arena") == 0) c->debug_no_arena = true;
+  else if (std::sscanf(env + end, "%d", &code) == 1) c->debug_fail = code;
 }
 
 }  // namespace
@@ -219,7 +237,7 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   MPI_Comm_set_errhandler(c->p2p, MPI_ERRORS_RETURN);
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
-  c->debug_fail = debug_fail_code(c->rank);
+  set_debug_hooks(c.get());
   // Collective on every rank whatever happens, so a failure cannot leave a rank waiting.
   rc = zcoll::build_topology(c->comm, &c->topo);
   c->cfg.codec.threads = zcoll::automatic_threads(c->cfg.codec.threads, c->topo.core_share);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 
 #include "common/topology.h"
 #include "p2p/staging_pool.h"
@@ -35,14 +36,27 @@ struct zcoll_comm_s {
   // their first codec operation with this code, so tests can check that a failure on
   // one rank reaches every rank intact.
   int debug_fail = ZCOLL_SUCCESS;
+  // Test hook (ZCOLL_DEBUG_FAIL=<rank>:arena): this rank's arena cannot grow, as when its
+  // node is out of memory (reserve_arena throws std::bad_alloc).
+  bool debug_no_arena = false;
   // Compressed bytes of the current call (reused; grows, never shrinks).
   std::unique_ptr<uint8_t[]> arena;
   size_t arena_cap = 0;
+  // What every rank's arena is known to hold: shared_arena() grew it to this on every rank
+  // in one call and agreed on it, so a call that needs no more has nothing to agree on. Any
+  // agreement that reports a failure sets it to 0 on every rank (a failed reservation
+  // leaves its rank with no arena; see reserve_arena).
+  size_t arena_agreed = 0;
 
   zcoll_comm_s();
   ~zcoll_comm_s();
+  // This rank's arena of at least `bytes`; throws std::bad_alloc. The caller must bring a
+  // failure to every rank through an agreement before any data moves (the ranks that did
+  // not fail would otherwise wait for this one): shared_arena(), or the call's agreement
+  // (coll::agree).
   uint8_t* reserve_arena(size_t bytes) {
     if (arena_cap < bytes) {
+      if (debug_no_arena) throw std::bad_alloc();
       arena.reset();
       arena_cap = 0;  // so that a failed new leaves no capacity behind
       arena.reset(new uint8_t[bytes]);
@@ -50,6 +64,11 @@ struct zcoll_comm_s {
     }
     return arena.get();
   }
+  // `bytes` of the arena on every rank, or nullptr and *rc (the worst outcome) on every
+  // rank, before any data moves. bytes must be the same on every rank: the ranks agree (one
+  // MPI_Allreduce over comm) only when it passes arena_agreed, in a communicator's first
+  // call of a size and when a larger one comes.
+  uint8_t* shared_arena(size_t bytes, int* rc);
   void record_plain() {
     last = zcoll_stats{};
     last.algorithm = ZCOLL_ALGO_MPI;

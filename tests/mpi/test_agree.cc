@@ -17,6 +17,8 @@
 // codes_corrupt, codes_nomem  ZCOLL_DEBUG_FAIL=<rank>:<code> makes one rank's first codec
 //           operation fail with <code> (5, 8): every rank returns exactly <code>; a
 //           communicator made without the hook then succeeds.
+// codes_arena  ZCOLL_DEBUG_FAIL=<rank>:arena: one rank's work buffer cannot grow (out of
+//           memory before any data moves): ZCOLL_ERR_NO_MEMORY everywhere, no hang.
 // The cases are one table (kCases: collective, algorithms, ways to make it disagree).
 // Every zcoll call runs under a Watchdog: a hang ends the program with a message.
 #include <zcoll.h>
@@ -380,14 +382,17 @@ void section_args_move() { args(false); }
 
 // Each collective under each of its algorithms, with the hook on rank 0 or the last rank
 // in turn; ZCOLL_ERR_CORRUPT under an ABS bound, ZCOLL_ERR_NO_MEMORY under a REL one.
-void codes(int code) {
+// arena: the failing rank's arena cannot grow (ZCOLL_DEBUG_FAIL=<rank>:arena), ABS and REL
+// in turn; AUTO meets it in its sample, the fixed algorithms in their schedule's regions.
+void codes(int code, bool arena = false) {
   Buffers b;
-  const int mode = code == ZCOLL_ERR_CORRUPT ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
   for (int algo : kAlgos) {
+    const bool abs_bound = arena ? algo % 2 == 0 : code == ZCOLL_ERR_CORRUPT;
+    const int mode = abs_bound ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
     const zcoll_config cfg = base_config(algo, mode);
     const int failing = algo % 2 ? 0 : g_size - 1;
-    Ctx cx("ZCOLL_DEBUG_FAIL=%d:%d, algorithm %d", failing, code, algo);
-    const std::string hook = std::to_string(failing) + ":" + std::to_string(code);
+    const std::string hook = std::to_string(failing) + ":" + (arena ? std::string("arena") : std::to_string(code));
+    Ctx cx("ZCOLL_DEBUG_FAIL=%s, algorithm %d", hook.c_str(), algo);
     setenv("ZCOLL_DEBUG_FAIL", hook.c_str(), 1);
     zcoll_comm hooked = make(cfg);
     unsetenv("ZCOLL_DEBUG_FAIL");
@@ -405,6 +410,41 @@ void codes(int code) {
 
 void section_codes_corrupt() { codes(ZCOLL_ERR_CORRUPT); }
 void section_codes_nomem() { codes(ZCOLL_ERR_NO_MEMORY); }
+// AUTO decided by its cost model (the tests' ZCOLL_DECIDE=compress lifted): the first call
+// of a fresh communicator samples the data in the arena. A rank that cannot have it must
+// not leave the others in the agreement. Where every rank samples (the allreduce) the call
+// fails with ZCOLL_ERR_NO_MEMORY; elsewhere the model may also choose plain MPI, which needs
+// no arena: then it succeeds, on every rank alike.
+void arena_under_the_model() {
+  Buffers b;
+  const char* decide = std::getenv("ZCOLL_DECIDE");
+  const std::string saved = decide ? decide : "";
+  setenv("ZCOLL_DECIDE", "model", 1);
+  for (const Case& cs : kCases) {
+    const int failing = cs.coll % 2 ? 0 : g_size - 1;
+    const std::string hook = std::to_string(failing) + ":arena";
+    Ctx cx("ZCOLL_DEBUG_FAIL=%s, AUTO decided by its model, %s", hook.c_str(), kCollName[cs.coll]);
+    setenv("ZCOLL_DEBUG_FAIL", hook.c_str(), 1);
+    zcoll_comm hooked = make(base_config(ZCOLL_ALGO_AUTO, cs.coll % 2 ? ZCOLL_EB_REL : ZCOLL_EB_ABS));
+    unsetenv("ZCOLL_DEBUG_FAIL");
+    if (!hooked) continue;
+    const int rc = call(cs.coll, agreed(cs.coll), b, hooked);
+    int lo = rc, hi = rc;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT(lo == hi, "the ranks returned different codes, %d to %d", lo, hi);
+    if (cs.coll == kAllreduce) EXPECT_RC(rc, ZCOLL_ERR_NO_MEMORY);
+    else EXPECT(rc == ZCOLL_SUCCESS || rc == ZCOLL_ERR_NO_MEMORY, "returned %d (%s)", rc, zcoll_strerror(rc));
+    release(hooked);
+  }
+  if (decide) setenv("ZCOLL_DECIDE", saved.c_str(), 1);
+  else unsetenv("ZCOLL_DECIDE");
+}
+
+void section_codes_arena() {
+  codes(ZCOLL_ERR_NO_MEMORY, true);
+  arena_under_the_model();
+}
 
 const Section kSections[] = {
     {"settings", section_settings},
@@ -412,6 +452,7 @@ const Section kSections[] = {
     {"args_move", section_args_move},
     {"codes_corrupt", section_codes_corrupt},
     {"codes_nomem", section_codes_nomem},
+    {"codes_arena", section_codes_arena},
 };
 
 }  // namespace

@@ -538,32 +538,35 @@ void run_layout(const Layout& L, bool thorough) {
 
 // A failure on one rank (ZCOLL_DEBUG_FAIL: its rail stage fails) reaches every rank,
 // on the other rails too, as the same code.
-void run_debug_fail(const Layout& L) {
-  Ctx cl("layout %s, rank %d fails", L.name.c_str(), g_size - 1);
+// hook: ZCOLL_DEBUG_FAIL's <what> on the last rank, a code (its first codec operation fails)
+// or "arena" (its work buffers cannot grow: ZCOLL_ERR_NO_MEMORY); want: the code every rank
+// must return.
+void run_debug_fail(const Layout& L, const std::string& what, int want) {
+  Ctx cl("layout %s, rank %d fails (%s)", L.name.c_str(), g_size - 1, what.c_str());
   Cfg c;
-  const std::string fail = std::to_string(g_size - 1) + ":" + std::to_string(ZCOLL_ERR_CORRUPT);
+  const std::string fail = std::to_string(g_size - 1) + ":" + what;
   c.debug_fail = fail.c_str();
   zcoll_comm zc = make_comm(L, c);
   if (!zc) return;
   const size_t n = 5000;
   std::vector<float> a = gen<float>(g_rank, g_salt++, n), b(n * static_cast<size_t>(g_size));
   Watchdog w("a failing call");
-  EXPECT_RC(zcoll_allreduce(a.data(), b.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, zc), ZCOLL_ERR_CORRUPT);
-  EXPECT_RC(zcoll_bcast(a.data(), static_cast<int>(n), MPI_FLOAT, 0, zc), ZCOLL_ERR_CORRUPT);
+  EXPECT_RC(zcoll_allreduce(a.data(), b.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, zc), want);
+  EXPECT_RC(zcoll_bcast(a.data(), static_cast<int>(n), MPI_FLOAT, 0, zc), want);
   EXPECT_RC(zcoll_allgather(a.data(), static_cast<int>(n), MPI_FLOAT, b.data(), static_cast<int>(n), MPI_FLOAT, zc),
-            ZCOLL_ERR_CORRUPT);
+            want);
   // The reduce-scatter and reduce stages: the failing rank's rail is one of several, and
   // the other rails' ranks learn of it only through the agreement over the whole
   // communicator. The input is p blocks of n / p (and uneven blocks, one empty).
   std::vector<int> even(static_cast<size_t>(g_size), static_cast<int>(n) / g_size), uneven(even);
   uneven[0] = 0;
   uneven[static_cast<size_t>(g_size) - 1] += static_cast<int>(n) / g_size;
-  EXPECT_RC(zcoll_reduce_scatter_block(a.data(), b.data(), even[0], MPI_FLOAT, MPI_SUM, zc), ZCOLL_ERR_CORRUPT);
-  EXPECT_RC(zcoll_reduce_scatter(a.data(), b.data(), uneven.data(), MPI_FLOAT, MPI_SUM, zc), ZCOLL_ERR_CORRUPT);
+  EXPECT_RC(zcoll_reduce_scatter_block(a.data(), b.data(), even[0], MPI_FLOAT, MPI_SUM, zc), want);
+  EXPECT_RC(zcoll_reduce_scatter(a.data(), b.data(), uneven.data(), MPI_FLOAT, MPI_SUM, zc), want);
   for (int root : {0, g_size - 1})
     EXPECT_RC(zcoll_reduce(a.data(), g_rank == root ? b.data() : nullptr, static_cast<int>(n), MPI_FLOAT, MPI_SUM,
                            root, zc),
-              ZCOLL_ERR_CORRUPT);
+              want);
   EXPECT_RC(zcoll_comm_free(&zc), ZCOLL_SUCCESS);
 }
 
@@ -618,7 +621,8 @@ std::vector<int> node_sizes() {
 
 void section_block() {
   for (int k : node_sizes()) run_layout(make_layout("rank/" + std::to_string(k), block_key, k), k == node_sizes()[0]);
-  run_debug_fail(make_layout("rank/2", block_key, 2));
+  run_debug_fail(make_layout("rank/2", block_key, 2), std::to_string(ZCOLL_ERR_CORRUPT), ZCOLL_ERR_CORRUPT);
+  run_debug_fail(make_layout("rank/2", block_key, 2), "arena", ZCOLL_ERR_NO_MEMORY);
   run_plain_mixed_types(make_layout("rank/2", block_key, 2));
 }
 
