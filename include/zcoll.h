@@ -477,8 +477,10 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * error) keeps the schedule going with error notices that carry its code, and every
  * rank returns that same code. A rank that cannot have the work buffer a compressed call
  * needs (out of memory) says so before any data moves: every rank returns
- * ZCOLL_ERR_NO_MEMORY (one small MPI_Allreduce, made in a communicator's first call of a
- * size and when the buffer must grow; never when the buffer it has is large enough).
+ * ZCOLL_ERR_NO_MEMORY, and zcoll_error_detail() names that rank (one small MPI_Allreduce,
+ * made in a communicator's first call of a size and when the buffer must grow; never when
+ * the buffer it has is large enough). A failure before the call's agreement (in AUTO's
+ * sample) is named the same way.
  *
  * Observations, documented rather than changed: -0.0 becomes +0.0 when it is quantized
  * (its sign survives only where the codec stores the value exactly); NaN in MIN/MAX

@@ -54,7 +54,9 @@ bool wants_compression(const zcoll_comm_s& c, int collective, size_t bytes) {
 namespace {
 // Slots of the agreement vector; each quantity q is sent as q and -q under MAX, so every
 // rank learns its minimum and maximum.
-enum Slot { kKind, kCount, kRoot, kOp, kRange, kRho, kCompress, kDecompress, kTime, kOverhead, kFastPlain, kPairs };
+enum Slot {
+  kKind, kCount, kRoot, kOp, kRange, kRho, kCompress, kDecompress, kTime, kOverhead, kFastPlain, kFailed, kPairs
+};
 }  // namespace
 
 int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
@@ -78,6 +80,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   put(kTime, 0, a.prev_time);
   put(kOverhead, 0, a.prev_overhead);
   put(kFastPlain, 0, a.fast_plain);
+  put(kFailed, a.rc ? c.rank : INFINITY, a.rc ? c.rank : -INFINITY);  // which ranks failed before it
   v[2 * kPairs] = a.rc;
   if (c.size > 1 &&
       MPI_Allreduce(MPI_IN_PLACE, v, 2 * kPairs + 1, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
@@ -88,7 +91,13 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   if (v[2 * kPairs] != 0) {
     c.arena_agreed = 0;  // the failure may have been a rank's arena (sample)
     const int worst = static_cast<int>(v[2 * kPairs]);
-    return a.rc ? a.rc : worst;
+    if (a.rc) return a.rc;  // this rank's own detail stands
+    if (lo(kFailed) == hi(kFailed))
+      set_error_detail("%s: rank %.0f failed: %s", name, lo(kFailed), zcoll_strerror(worst));
+    else
+      set_error_detail("%s: ranks %.0f and %.0f (and perhaps some between) failed, one with: %s", name, lo(kFailed),
+                       hi(kFailed), zcoll_strerror(worst));
+    return worst;
   }
   if (lo(kRoot) != hi(kRoot)) {
     set_error_detail("%s: ranks disagree on the root (from %.0f to %.0f)", name, lo(kRoot), hi(kRoot));

@@ -678,7 +678,10 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   try {
     out = c.reserve_arena(bound + len * es);
   } catch (const std::bad_alloc&) {
-    a.rc = ZCOLL_ERR_NO_MEMORY;  // this rank has no arena now: the agreement tells every rank
+    // This rank has no arena now: the agreement tells every rank.
+    a.rc = ZCOLL_ERR_NO_MEMORY;
+    set_error_detail("rank %d could not allocate %zu bytes to sample the data (out of memory)", c.rank,
+                     bound + len * es);
     return;
   }
   uint8_t* back = out + bound;

@@ -32,11 +32,14 @@ uint8_t* zcoll_comm_s::shared_arena(size_t bytes, int* rc) {
   } catch (const std::bad_alloc&) {
     w = nullptr;
   }
-  int worst = w ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY;
-  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
-  *rc = worst;
-  arena_agreed = worst ? 0 : bytes;
-  return worst ? nullptr : w;
+  int v[2] = {w ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY, w ? -1 : rank};  // the code, a rank that failed
+  if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) v[0] = ZCOLL_ERR_MPI;
+  else if (v[0])
+    zcoll::set_error_detail("rank %d could not allocate %zu bytes for a collective's buffers (out of memory)", v[1],
+                            bytes);
+  *rc = v[0];
+  arena_agreed = v[0] ? 0 : bytes;
+  return v[0] ? nullptr : w;
 }
 
 namespace {

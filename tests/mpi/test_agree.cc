@@ -380,6 +380,14 @@ void section_args_move() { args(false); }
 
 // ------------------------------------------------------------------ error codes
 
+// After a failure that happens before any data moves: zcoll_error_detail() names the rank.
+void expect_names_rank(int failing) {
+  const char* d = detail();
+  const std::string who = "rank " + std::to_string(failing) + " ";
+  EXPECT(d && std::strstr(d, who.c_str()), "zcoll_error_detail() = \"%s\" does not name %s", d ? d : "(none)",
+         who.c_str());
+}
+
 // Each collective under each of its algorithms, with the hook on rank 0 or the last rank
 // in turn; ZCOLL_ERR_CORRUPT under an ABS bound, ZCOLL_ERR_NO_MEMORY under a REL one.
 // arena: the failing rank's arena cannot grow (ZCOLL_DEBUG_FAIL=<rank>:arena), ABS and REL
@@ -401,6 +409,7 @@ void codes(int code, bool arena = false) {
       if (!hooked || !clean || !runs_under(cs, algo)) continue;
       Ctx c1("%s", kCollName[cs.coll]);
       EXPECT_RC(call(cs.coll, agreed(cs.coll), b, hooked), code);
+      if (arena) expect_names_rank(failing);
       expect_usable(cs.coll, clean, cfg, b, "on a communicator made without the hook");
     }
     release(hooked);
@@ -435,6 +444,7 @@ void arena_under_the_model() {
     EXPECT(lo == hi, "the ranks returned different codes, %d to %d", lo, hi);
     if (cs.coll == kAllreduce) EXPECT_RC(rc, ZCOLL_ERR_NO_MEMORY);
     else EXPECT(rc == ZCOLL_SUCCESS || rc == ZCOLL_ERR_NO_MEMORY, "returned %d (%s)", rc, zcoll_strerror(rc));
+    if (rc) expect_names_rank(failing);
     release(hooked);
   }
   if (decide) setenv("ZCOLL_DECIDE", saved.c_str(), 1);
