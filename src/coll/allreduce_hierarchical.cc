@@ -44,7 +44,8 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
     // Reduce: out is the root's alone, so the slice is in the arena. Plain MPI's rail stage
     // writes a second buffer: MPI_Reduce with MPI_IN_PLACE at a root other than 0 crashes
     // MPICH 4.0.2 (pmodels/mpich#6540, Debian 12's MPICH).
-    const size_t most = static_cast<size_t>(*std::max_element(counts.begin(), counts.end()));  // every rank's
+    // Room for the largest slice: the same size on every rank.
+    const size_t most = static_cast<size_t>(*std::max_element(counts.begin(), counts.end()));
     uint8_t* w = c.shared_arena((plain ? 2 : 1) * most * es, &rc);
     if (rc) return rc;
     slice = w;

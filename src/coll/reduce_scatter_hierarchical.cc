@@ -10,7 +10,8 @@
 // of those partials), homomorphic MIN/MAX within eps, DOC within (nodes - 1) x eps.
 // The blocks of one node rank lie apart in the input (block r of rank r, in rank order),
 // so the input is first packed, node rank by node rank, into the communicator's arena,
-// followed by room for the node partial: the whole vector plus this rank's slice.
+// followed by room for the node partial: the whole vector plus the largest node rank's
+// slice (a size the same on every rank, so the arena's agreement is needed only to grow).
 #include <algorithm>
 #include <climits>
 #include <cstring>

@@ -43,9 +43,9 @@ struct zcoll_comm_s {
   std::unique_ptr<uint8_t[]> arena;
   size_t arena_cap = 0;
   // What every rank's arena is known to hold: shared_arena() grew it to this on every rank
-  // in one call and agreed on it, so a call that needs no more has nothing to agree on. Any
-  // agreement that reports a failure sets it to 0 on every rank (a failed reservation
-  // leaves its rank with no arena; see reserve_arena).
+  // in one call and agreed on it, so a call that needs no more has nothing to agree on. The
+  // agreements that can carry a failed reservation (shared_arena's, the call's) set it to 0
+  // on every rank when they report a failure: that rank has no arena left (reserve_arena).
   size_t arena_agreed = 0;
 
   zcoll_comm_s();
