@@ -8,18 +8,9 @@
 #include <string.h>
 #include <zcoll.h>
 
+#include "c_check.h"
+
 #define N 4099 /* floats per rank */
-
-static int g_rank = 0, g_fail = 0;
-
-static void check(int ok, int line, const char *what) {
-  if (!ok) {
-    ++g_fail;
-    fprintf(stderr, "[rank %d] FAIL c_coll_smoke.c:%d %s\n", g_rank, line, what);
-    fflush(stderr);
-  }
-}
-#define CHECK(cond) check((cond) != 0, __LINE__, #cond)
 
 static float *load_field(size_t *len) {
   const char *path = ZCOLL_TEST_DATA_DIR "/cesm_TS_10x192x288.f32";

@@ -18,19 +18,10 @@
 #include <unistd.h>
 #include <zcoll.h>
 
+#include "c_check.h"
+
 #define N ((size_t)16 << 20) /* floats per rank */
 #define CALL_SECONDS 30
-
-static int g_rank = 0, g_fail = 0;
-
-static void check(int ok, int line, const char *what) {
-  if (!ok) {
-    ++g_fail;
-    fprintf(stderr, "[rank %d] FAIL test_out_of_memory.c:%d %s\n", g_rank, line, what);
-    fflush(stderr);
-  }
-}
-#define CHECK(cond) check((cond) != 0, __LINE__, #cond)
 
 static void on_alarm(int sig) {
   static const char msg[] = "FAIL: test_out_of_memory: a call did not return in time (deadlock?)\n";
