@@ -522,9 +522,10 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * Extra memory per call, reused across calls on the same zcoll_comm:
  *   compressed bytes of every block the rank sends or receives, reserved at the codec's
  *   worst case (about the raw size of those blocks; only written pages are touched),
- *   plus the codec's per-thread scratch; alltoall holds 4 blocks' worst case instead
- *   (two steps' outgoing and incoming pieces), plus every outgoing block with
- *   MPI_IN_PLACE. CPRP2P additionally holds one compressed copy per outstanding send.
+ *   plus the codec's per-thread scratch; alltoall holds 3 blocks' worst case instead
+ *   (two steps' outgoing pieces and one step's incoming), or, with MPI_IN_PLACE, every
+ *   outgoing block and one incoming. CPRP2P additionally holds one compressed copy per
+ *   outstanding send (two blocks' worst case in the ring allgather).
  */
 /*
  * Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; allreduce, reduce, bcast, allgather,

@@ -16,7 +16,7 @@ int allgather_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& c
   const int p = c.size, r = c.rank;
   Transport T(c, dt, ch);
   const std::vector<size_t> sizes(counts, counts + p);
-  if (!T.plan(eb, sizes.data(), p, Transport::Layout::kStored)) return T.finish();
+  if (!T.plan(eb, sizes.data(), p, Transport::kStored)) return T.finish();
   for (int b = 0; b < p; ++b) {
     void* dst = at(recvbuf, displs[b], T.es);
     T.place(b, b == r ? dst : nullptr, dst);

@@ -46,7 +46,7 @@ int reduction_engine(zcoll_comm_s& c, int collective, zcoll_dtype dt, double eb,
   // costs: a 1 MiB f64 ring allreduce at 10 Gbit/s took 0.55 ms against 0.46 ms. Between 2
   // and 64 nothing was measured; from 8 ranks the ring has 7 steps or more each way.
   constexpr int kTwoPiecesFromRanks = 8;
-  if (!T.plan(eb, counts.data(), p, doubling ? Transport::Layout::kWholeVector : Transport::Layout::kStoredAndBlocks,
+  if (!T.plan(eb, counts.data(), p, doubling ? Transport::kWholeVector : Transport::kRing,
               !doubling && p >= kTwoPiecesFromRanks ? 2 : 1))
     return T.finish();
   const bool whole_out = collective == ZCOLL_COLL_ALLREDUCE || (collective == ZCOLL_COLL_REDUCE && r == root);

@@ -42,26 +42,27 @@ bool Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, 
   const size_t npieces = piece_begin.size();
   stored_len.assign(npieces, 0);
   unpacked.assign(npieces, false);
-  // The baseline recompresses forwarded pieces into the send sets.
-  if (cprp2p && layout == Layout::kStored) layout = Layout::kStoredAndBlocks;
+  // The baseline recompresses forwarded pieces into the send sets (ring allgather).
+  if (cprp2p) layout.send_sets = std::max(layout.send_sets, 2);
   // The ring folds this rank's input straight into the partials it receives, so only
   // recursive doubling keeps a compressed copy of it (own).
-  const bool whole = layout == Layout::kWholeVector;
-  const size_t set_bytes = layout == Layout::kStored ? 0 : whole ? region_bytes : max_block_bytes;
-  const size_t own_bytes = whole ? region_bytes : 0;
-  const size_t stored_bytes = layout == Layout::kBlockSets ? 0 : region_bytes;
+  const size_t set_bytes = layout.whole_sets ? region_bytes : max_block_bytes;
+  const size_t own_bytes = layout.own ? region_bytes : 0;
+  const size_t stored_bytes = layout.stored ? region_bytes : 0;
+  const size_t sets = static_cast<size_t>(layout.recv_sets + layout.send_sets);
   // The same size on every rank (the blocks and the layout are agreed).
   int rc = ZCOLL_SUCCESS;
-  uint8_t* a = c.shared_arena(own_bytes + stored_bytes + 4 * set_bytes, &rc);
+  uint8_t* a = c.shared_arena(own_bytes + stored_bytes + sets * set_bytes, &rc);
   if (rc) {
     fail(rc);
     return false;
   }
-  own = whole ? a : nullptr;
-  stored = stored_bytes ? a + own_bytes : nullptr;
+  own = layout.own ? a : nullptr;
+  stored = layout.stored ? a + own_bytes : nullptr;
+  uint8_t* next = a + own_bytes + stored_bytes;
   for (int k = 0; k < 2; ++k) {
-    recv[k] = set_bytes ? a + own_bytes + stored_bytes + k * set_bytes : nullptr;
-    send[k] = set_bytes ? a + own_bytes + stored_bytes + (2 + k) * set_bytes : nullptr;
+    recv[k] = k < layout.recv_sets ? next + k * set_bytes : nullptr;
+    send[k] = k < layout.send_sets ? next + (layout.recv_sets + k) * set_bytes : nullptr;
   }
   return true;
 }

@@ -20,8 +20,9 @@
 // the piece's worst-case compressed size (only written bytes are touched):
 //   own      this rank's input, compressed once (recursive doubling);
 //   stored   pieces a rank holds compressed: received, compressed for sending, reduced;
-//   recv[2], send[2]  one block of pieces in flight each (ring reduce-scatter, alltoall),
-//            or a whole-vector region for the partner's streams (recursive doubling).
+//   recv[2], send[2]  one block of pieces in flight each (ring reduce-scatter, alltoall;
+//            CPRP2P's ring allgather recompresses into send[2]), or, recv[0] only, a
+//            whole-vector region for the partner's streams (recursive doubling).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -91,13 +92,19 @@ struct Transport {
     if (c.debug_fail) fail(c.debug_fail);
   }
 
-  // Which regions plan() carves (see above).
-  enum class Layout {
-    kStored,           // stored only
-    kBlockSets,        // recv[2], send[2]
-    kStoredAndBlocks,  // stored, recv[2], send[2]
-    kWholeVector,      // own, stored, and recv[2], send[2] spanning every piece
+  // Which regions plan() carves (see above): only those the schedule touches, since the
+  // arena is reserved whole (under strict overcommit, or a limit on the address space, an
+  // unused region still counts).
+  struct Layout {
+    bool own, stored;
+    int recv_sets, send_sets;  // recv[0..recv_sets), send[0..send_sets)
+    bool whole_sets;           // the sets span every piece rather than one block
   };
+  static constexpr Layout kStored{false, true, 0, 0, false};            // trees, Bruck, the ring allgather
+  static constexpr Layout kPairwise{false, false, 1, 2, false};         // alltoall
+  static constexpr Layout kPairwiseInPlace{false, true, 1, 0, false};   // alltoall, compressed up front
+  static constexpr Layout kRing{false, true, 2, 2, false};              // ring reduce-scatter (+ allgather)
+  static constexpr Layout kWholeVector{true, true, 1, 0, true};         // recursive doubling
   // Once per transport: the communicator's codec settings with the absolute bound eb;
   // blocks (counts[b] elements each, nblocks of them) and pieces; the arena's regions.
   // min_pieces: cut each block into that many pieces at least (schedule::piece_values).
