@@ -466,8 +466,9 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * plain MPI if any rank's datatype is not MPI_FLOAT/MPI_DOUBLE (a derived type of floats
  * on one rank is legal MPI), else compression with one eb_abs for all; and an erroneous
  * program whose ranks pass different counts, roots, ops, or MPI_FLOAT on some ranks and
- * MPI_DOUBLE on others, gets ZCOLL_ERR_MISMATCH on every rank (zcoll_error_detail()
- * says which argument), with nothing hanging and the communicator still usable.
+ * MPI_DOUBLE on others, or MPI_IN_PLACE to the alltoall on some ranks only, gets
+ * ZCOLL_ERR_MISMATCH on every rank (zcoll_error_detail() says which argument), with
+ * nothing hanging and the communicator still usable.
  * Erroneous and not detected (as in MPI, the outcome is undefined, possibly a hang):
  * counts that put some ranks below min_bytes and others at or above it (the former run
  * plain MPI without the agreement); mismatched displacements of allgatherv (they are

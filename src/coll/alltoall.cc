@@ -23,6 +23,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
       c, ZCOLL_COLL_ALLTOALL, recvtype, zcoll::type_bytes(recvtype, n), -1, -1,
       [&](zcoll_dtype dt, Agreement& a) {
         a.count = recvcount;
+        a.in_place = in_place;  // the schedule's buffers depend on it
         const size_t block = n * zcoll::codec::element_size(dt);
         if (!in_place && (sendtype != recvtype || sendcount != recvcount)) {
           MPI_Aint lb = 0, extent = 0;

@@ -55,7 +55,8 @@ namespace {
 // Slots of the agreement vector; each quantity q is sent as q and -q under MAX, so every
 // rank learns its minimum and maximum.
 enum Slot {
-  kKind, kCount, kRoot, kOp, kRange, kRho, kCompress, kDecompress, kTime, kOverhead, kFastPlain, kFailed, kPairs
+  kKind, kCount, kRoot, kOp, kInPlace, kRange, kRho, kCompress, kDecompress, kTime, kOverhead, kFastPlain, kFailed,
+  kPairs
 };
 }  // namespace
 
@@ -72,6 +73,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   put(kCount, floats ? a.count : INFINITY, floats ? a.count : -INFINITY);
   put(kRoot, a.root, a.root);
   put(kOp, a.op, a.op);
+  put(kInPlace, a.in_place, a.in_place);
   put(kRange, a.lo, a.hi);
   // The cost model's estimates: only their maximum (the worst) is used.
   put(kRho, 0, a.rho);
@@ -110,6 +112,10 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   if (lo(kKind) == 0) return ZCOLL_SUCCESS;  // some rank's type is not float or double: plain MPI everywhere
   if (lo(kKind) != hi(kKind)) {
     set_error_detail("%s: ranks disagree on the datatype (MPI_FLOAT on some, MPI_DOUBLE on others)", name);
+    return ZCOLL_ERR_MISMATCH;
+  }
+  if (lo(kInPlace) != hi(kInPlace)) {  // MPI erroneous; the ranks' buffers would differ in size
+    set_error_detail("%s: MPI_IN_PLACE on some ranks only (MPI requires it on every rank or none)", name);
     return ZCOLL_ERR_MISMATCH;
   }
   if (lo(kCount) != hi(kCount)) {

@@ -22,6 +22,7 @@ struct Agreement {
   double count = -1;        // what must match: a count, or a 52-bit hash of a counts array
   bool count_is_hash = false;
   int root = -1, op = -1;   // -1: the collective has none
+  int in_place = -1;        // 1/0: MPI_IN_PLACE given or not, where the schedule depends on it (alltoall)
   double lo = INFINITY, hi = -INFINITY;  // this rank's share of the value range
   int rc = ZCOLL_SUCCESS;   // a failure on this rank before the agreement
 

@@ -51,8 +51,8 @@ const char* const kCollName[] = {"allreduce", "reduce",   "reduce_scatter_block"
 bool rooted(Coll c) { return c == kReduce || c == kBcast || c == kScatter || c == kGather; }
 
 // How one rank's call differs from the others'.
-enum How { kCount, kCounts, kRoot, kOp, kType };
-const char* const kHowName[] = {"count", "counts array", "root", "op", "MPI_DOUBLE for MPI_FLOAT"};
+enum How { kCount, kCounts, kRoot, kOp, kType, kInPlace };
+const char* const kHowName[] = {"count", "counts array", "root", "op", "MPI_DOUBLE for MPI_FLOAT", "MPI_IN_PLACE"};
 
 struct Case {
   Coll coll;
@@ -67,7 +67,7 @@ const std::vector<Case> kCases = {
     {kReduceScatter, {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_CPRP2P}, {kCounts}},
     {kAllgather, {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK, ZCOLL_ALGO_CPRP2P}, {kCount}},
     {kAllgatherv, {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK, ZCOLL_ALGO_CPRP2P}, {kCounts}},
-    {kAlltoall, {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_PAIRWISE, ZCOLL_ALGO_CPRP2P}, {kCount}},
+    {kAlltoall, {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_PAIRWISE, ZCOLL_ALGO_CPRP2P}, {kCount, kInPlace}},
     {kBcast, {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER, ZCOLL_ALGO_CPRP2P},
      {kCount, kRoot, kType}},
     {kScatter, {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_CPRP2P}, {kCount, kRoot}},
@@ -207,6 +207,7 @@ struct Shape {
   int root = 0;
   MPI_Op op = MPI_SUM;
   MPI_Datatype type = MPI_FLOAT;
+  bool in_place = false;  // alltoall: the send blocks in the receive buffer, MPI_IN_PLACE
 };
 
 Shape agreed(Coll c) {
@@ -226,6 +227,7 @@ Shape disagreeing(Coll c, How how, int odd) {
     case kRoot: s.root = (s.root + 1) % g_size; break;
     case kOp: s.op = MPI_MAX; break;
     case kType: s.type = MPI_DOUBLE, s.count /= 2; break;  // the same bytes
+    case kInPlace: s.in_place = true; break;
   }
   return s;
 }
@@ -270,7 +272,12 @@ int call(Coll c, const Shape& s, Buffers& b, zcoll_comm zc) {
     case kAllgather: return zcoll_allgather(in, s.count, s.type, out, s.count, s.type, zc);
     case kAllgatherv:
       return zcoll_allgatherv(in, s.counts[r], s.type, out, s.counts.data(), displs.data(), s.type, zc);
-    case kAlltoall: return zcoll_alltoall(in, s.count, s.type, out, s.count, s.type, zc);
+    case kAlltoall:
+      if (s.in_place) {
+        std::memcpy(out, in, sendlen * (s.type == MPI_FLOAT ? sizeof(float) : sizeof(double)));
+        return zcoll_alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, s.count, s.type, zc);
+      }
+      return zcoll_alltoall(in, s.count, s.type, out, s.count, s.type, zc);
     case kBcast: return zcoll_bcast(r == s.root ? in : out, s.count, s.type, s.root, zc);
     case kScatter: return zcoll_scatter(in, s.count, s.type, out, s.count, s.type, s.root, zc);
     case kGather: return zcoll_gather(in, s.count, s.type, out, s.count, s.type, s.root, zc);
