@@ -8,25 +8,9 @@
 #include <string.h>
 #include <zcoll.h>
 
-#include "c_check.h"
+#include "c_test.h"
 
 #define N 4099 /* floats per rank */
-
-static float *load_field(size_t *len) {
-  const char *path = ZCOLL_TEST_DATA_DIR "/cesm_TS_10x192x288.f32";
-  FILE *f = fopen(path, "rb");
-  float *v = NULL;
-  long bytes;
-  *len = 0;
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  bytes = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  if (bytes > 0) v = (float *)malloc((size_t)bytes);
-  if (v) *len = fread(v, sizeof(float), (size_t)bytes / sizeof(float), f);
-  fclose(f);
-  return v;
-}
 
 int main(int argc, char **argv) {
   int p = 1, s, rc, total = 0;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <zcoll.h>
 
-#include "c_check.h"
+#include "c_test.h"
 
 #define N ((size_t)16 << 20) /* floats per rank */
 #define CALL_SECONDS 30
@@ -42,18 +42,8 @@ static long vm_bytes(void) {
 
 /* The field, repeated to n values, scaled per rank so that the ranks' data differ. */
 static float *tiled_field(size_t n, int rank) {
-  const char *path = ZCOLL_TEST_DATA_DIR "/cesm_TS_10x192x288.f32";
-  FILE *f = fopen(path, "rb");
-  float *field = NULL, *v = NULL;
   size_t len = 0, i;
-  long bytes;
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  bytes = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  if (bytes > 0) field = (float *)malloc((size_t)bytes);
-  if (field) len = fread(field, sizeof(float), (size_t)bytes / sizeof(float), f);
-  fclose(f);
+  float *field = load_field(&len), *v = NULL;
   if (len > 0) v = (float *)malloc(n * sizeof(float));
   for (i = 0; v && i < n; ++i) v[i] = field[i % len] * (float)(1 + rank % 3);
   free(field);
