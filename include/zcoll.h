@@ -361,6 +361,17 @@ typedef enum zcoll_bound_target {
  *   again, and carries plain MPI's times on the fast path, from which the model learns. Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, where the
  *   environment sets ZCOLL_NODE_KEY, the ranks with the same key (for test set-ups whose
  *   "nodes" share a host).
+ *   Warm start: where rank 0's environment sets ZCOLL_TUNING_FILE=<path> at zcoll_comm_create,
+ *   zcoll_comm_free writes what the model learned on the communicator into that file (rank 0,
+ *   one record per key, through a temporary file renamed into place), and a later
+ *   communicator with the same key (the next run of the job, or the next communicator of
+ *   this one) starts from it on every rank instead of trying each path again. The key: the
+ *   rank count and which ranks share a node, every setting that must agree (above), rank 0's
+ *   codec.threads and the MPI library's version string; a record is taken only where the
+ *   links measured now are within 2x of its own (the same network) and its checksum holds.
+ *   A missing, foreign, damaged or unwritable file leaves the model cold and is not an
+ *   error. The model keeps re-checking the paths it did not choose, as above, so a record
+ *   that no longer fits (a busier network) is learned over, as a slow spell is.
  * COMPRESS: always compress at or above min_bytes; AUTO picks the schedule from a fixed
  *   table of {collective, ranks, bytes} (the behaviour of zcoll before the cost model).
  * The environment's ZCOLL_DECIDE=model|compress overrides the configuration. */

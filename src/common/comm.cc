@@ -17,6 +17,7 @@
 
 #include "codec/stream.h"
 #include "coll/cost_model.h"
+#include "coll/tuning_file.h"
 #include "coll/select.h"
 #include "common/mpi_util.h"
 
@@ -245,6 +246,7 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   rc = zcoll::build_topology(c->comm, &c->topo);
   c->cfg.codec.threads = zcoll::automatic_threads(c->cfg.codec.threads, c->topo.core_share);
   if (!rc) rc = zcoll::coll::measure_links(*c);
+  if (!rc) rc = zcoll::coll::load_tuning(*c);
   if (rc) {
     zcoll::free_topology(&c->topo);
     MPI_Comm_free(&c->p2p);
@@ -257,6 +259,7 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
 
 int zcoll_comm_free(zcoll_comm* zc) {
   if (!zc || !*zc) return ZCOLL_ERR_ARG;
+  zcoll::coll::save_tuning(**zc);
   bool ok = !(*zc)->rail || MPI_Comm_free(&(*zc)->rail->comm) == MPI_SUCCESS;
   zcoll::free_topology(&(*zc)->topo);
   ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS && ok;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "common/topology.h"
 #include "p2p/staging_pool.h"
@@ -31,6 +32,10 @@ struct zcoll_comm_s {
   zcoll_config cfg;  // identical on every rank (checked at creation), environment applied
   zcoll_stats last{};
   std::unique_ptr<zcoll::coll::ModelState> model;  // AUTO's cost model (coll/cost_model.h)
+  // AUTO's warm start (coll/tuning_file.h): rank 0's ZCOLL_TUNING_FILE at creation (written
+  // at zcoll_comm_free), and whether the model began from its record.
+  std::string tuning_file;
+  bool tuning_loaded = false;
   double call_start = 0;  // MPI_Wtime() when the current collective began (for its stats)
   // Test hook (ZCOLL_DEBUG_FAIL=<rank>:<code>): this rank's compressed collectives fail
   // their first codec operation with this code, so tests can check that a failure on

@@ -15,16 +15,25 @@
 // (Topology::core_share): at least 1; where every rank of the host has the same CPU mask of
 // m CPUs, max(1, m / ranks on the host); the host's ranks together never use more threads
 // than the CPUs their masks cover (or one each); a count the user gave is kept.
+// tuning_file  AUTO's warm start (coll/tuning_file.h): a communicator freed with
+// ZCOLL_TUNING_FILE set writes its model's record; the next one of the same key starts from
+// it on every rank, with the previous call in flight forgotten; a different key, a different
+// network (link figures more than 2x apart), a damaged or foreign file, or no file leave it
+// cold without an error; records of other keys are kept; an unwritable path is ignored.
 #include <zcoll.h>
 
 #include <sched.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "coll/cost_model.h"
 #include "coll/hierarchical.h"
+#include "coll/tuning_file.h"
 #include "common/comm.h"
 #include "mpi_check.h"
 
@@ -147,7 +156,233 @@ void core_share() {
   else unsetenv("OMP_NUM_THREADS");
 }
 
-const Section kSections[] = {{"plain_rail", plain_rail}, {"core_share", core_share}};
+namespace zc = zcoll::coll;
+
+std::vector<uint8_t> file_bytes(const std::string& path) {
+  std::vector<uint8_t> b;
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    uint8_t buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) b.insert(b.end(), buf, buf + n);
+    std::fclose(f);
+  }
+  return b;
+}
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  EXPECT(f != nullptr, "cannot write %s", path.c_str());
+  if (!f) return;
+  std::fwrite(b.data(), 1, b.size(), f);
+  std::fclose(f);
+}
+
+bool same_bytes(const zc::ModelState& a, const zc::ModelState& b) {
+  return std::memcmp(static_cast<const void*>(&a), static_cast<const void*>(&b), sizeof a) == 0;
+}
+
+// A communicator deciding by the model (eb is part of the key), and whether it began warm:
+// that must be the same on every rank.
+zcoll_comm warm_or_cold(double eb, bool* warm) {
+  zcoll_config cfg;
+  zcoll_config_init(&cfg);
+  cfg.codec.eb_mode = ZCOLL_EB_ABS;
+  cfg.codec.eb = eb;
+  cfg.decision = ZCOLL_DECIDE_MODEL;
+  zcoll_comm comm = nullptr;
+  EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &cfg, &comm), ZCOLL_SUCCESS);
+  int w[2] = {comm && comm->tuning_loaded, comm && comm->tuning_loaded};
+  w[0] = -w[0];
+  MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT(-w[0] == w[1], "warm on some ranks only");
+  *warm = w[1] != 0;
+  return comm;
+}
+
+// Calls the model decides: allreduces of a smooth 1 MiB vector (the values do not matter
+// here, only that the model learns), every result within the bound of the SUM.
+void run_calls(zcoll_comm comm, double eb, int calls) {
+  const int n = 1 << 18;
+  std::vector<float> in(n), out(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(std::sin(0.001 * i + g_rank));
+  for (int k = 0; k < calls; ++k) {
+    EXPECT_RC(zcoll_allreduce(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, comm), ZCOLL_SUCCESS);
+    double worst = 0;
+    for (int i = 0; i < n; i += 97) {
+      double sum = 0;
+      for (int r = 0; r < g_size; ++r) sum += static_cast<float>(std::sin(0.001 * i + r));
+      worst = std::max(worst, std::fabs(out[i] - sum));
+    }
+    EXPECT(worst <= g_size * eb * 1.0001 + 1e-6 * g_size, "call %d: error %g over %d x eb %g", k, worst, g_size, eb);
+  }
+}
+
+void tuning_file() {
+  const char* decide = std::getenv("ZCOLL_DECIDE");
+  const std::string keep_decide = decide ? decide : "";
+  unsetenv("ZCOLL_DECIDE");  // the model must decide here
+  // Fixed link figures: the measured ones would differ between this test's communicators only
+  // by noise, which the network check must not see.
+  setenv("ZCOLL_LINK_GBPS", "1", 1);
+  setenv("ZCOLL_NODE_LINK_GBPS", "20", 1);
+  long id = static_cast<long>(getpid());
+  MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const std::string path = "/tmp/zcoll-tuning-test-" + std::to_string(id) + ".bin";
+  std::remove(path.c_str());
+  const double eb = 1e-3, eb2 = 2e-3;
+  const auto saved = std::make_unique<zc::ModelState>();
+  uint64_t key = 0;
+  {
+    Ctx c("no ZCOLL_TUNING_FILE: nothing written");
+    unsetenv("ZCOLL_TUNING_FILE");
+    bool warm = true;
+    zcoll_comm comm = warm_or_cold(eb, &warm);
+    EXPECT(!warm, "warm without a file");
+    if (comm) run_calls(comm, eb, 3);
+    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    EXPECT(file_bytes(path).empty(), "%s written", path.c_str());
+  }
+  setenv("ZCOLL_TUNING_FILE", path.c_str(), 1);
+  {
+    Ctx c("a cold communicator writes its record at zcoll_comm_free");
+    bool warm = true;
+    zcoll_comm comm = warm_or_cold(eb, &warm);
+    EXPECT(!warm, "warm before any record");
+    if (comm) {
+      run_calls(comm, eb, 6);
+      key = zc::tuning_key(*comm);
+      *saved = *comm->model;
+      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
+    MPI_Bcast(static_cast<void*>(saved.get()), sizeof(zc::ModelState), MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&key, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (g_rank == 0) {
+      const std::vector<zc::TuningRecord> records = zc::parse_tuning(file_bytes(path));
+      EXPECT(records.size() == 1, "%zu records", records.size());
+      if (!records.empty()) {
+        EXPECT(records[0].key == key, "the record's key is another");
+        EXPECT(records[0].state.size() == sizeof(zc::ModelState) &&
+                   std::memcmp(records[0].state.data(), static_cast<const void*>(saved.get()),
+                               sizeof(zc::ModelState)) == 0,
+               "the record is not the model's state");
+      }
+    }
+  }
+  int learned = 0;
+  for (const auto& per_collective : saved->runs)
+    for (const auto& per_size : per_collective)
+      for (int n : per_size) learned += n;
+  EXPECT(learned > 0, "the model learned no path: nothing to carry over");
+  auto expected = std::make_unique<zc::ModelState>(*saved);
+  zc::forget_calls_in_flight(*expected);
+  {
+    Ctx c("the same key starts warm, from rank 0's record, on every rank");
+    bool warm = false;
+    zcoll_comm comm = warm_or_cold(eb, &warm);
+    EXPECT(warm, "cold");
+    if (comm) {
+      EXPECT(comm->model && same_bytes(*comm->model, *expected), "the model is not the record less its call in flight");
+      EXPECT(comm->model->last_collective == -1, "the previous process's call would be learned");
+      run_calls(comm, eb, 2);
+      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
+  }
+  {
+    Ctx c("another key (eb) starts cold, and its record joins the file");
+    bool warm = true;
+    zcoll_comm comm = warm_or_cold(eb2, &warm);
+    EXPECT(!warm, "warm from another key's record");
+    if (comm) {
+      const auto fresh = std::make_unique<zc::ModelState>();
+      EXPECT(comm->model && std::memcmp(comm->model->runs, fresh->runs, sizeof fresh->runs) == 0,
+             "a cold model has runs");
+      run_calls(comm, eb2, 3);
+      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
+    if (g_rank == 0) EXPECT(zc::parse_tuning(file_bytes(path)).size() == 2, "not two records");
+    comm = warm_or_cold(eb, &warm);
+    EXPECT(warm, "the first key's record was lost");
+    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+  }
+  {
+    Ctx c("another network: links more than 2x apart start cold, within 2x warm");
+    setenv("ZCOLL_LINK_GBPS", "2.5", 1);
+    bool warm = true;
+    zcoll_comm comm = warm_or_cold(eb, &warm);
+    EXPECT(!warm, "warm on a network 2.5x faster");
+    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    setenv("ZCOLL_LINK_GBPS", "1.5", 1);
+    comm = warm_or_cold(eb, &warm);
+    EXPECT(warm, "cold on a network 1.5x faster");
+    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    setenv("ZCOLL_LINK_GBPS", "1", 1);
+  }
+  {
+    Ctx c("a damaged or foreign file starts cold, without an error");
+    std::vector<uint8_t> good;
+    if (g_rank == 0) good = file_bytes(path);
+    // The file holds eb2's record, then eb's. Damage to the first stops the parse there (a
+    // length after damage cannot be trusted), so eb's record behind it is not taken either.
+    const std::vector<std::pair<const char*, size_t>> damages = {
+        {"a byte of the state flipped", 100}, {"the key flipped", 8}, {"the length flipped", 16}};
+    for (const auto& [what, at] : damages) {
+      Ctx d("%s", what);
+      if (g_rank == 0) {
+        std::vector<uint8_t> bad = good;
+        bad[at] ^= 0x5a;
+        write_bytes(path, bad);
+        EXPECT(zc::parse_tuning(bad).empty(), "a damaged first record parsed");
+      }
+      bool warm = true;
+      zcoll_comm comm = warm_or_cold(eb, &warm);
+      EXPECT(!warm, "warm from a damaged record");
+      if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
+    for (size_t cut : {size_t{0}, size_t{7}, size_t{40}, sizeof(zc::ModelState)}) {
+      Ctx d("cut to %zu bytes", cut);
+      if (g_rank == 0) write_bytes(path, std::vector<uint8_t>(good.begin(), good.begin() + std::min(cut, good.size())));
+      bool warm = true;
+      zcoll_comm comm = warm_or_cold(eb, &warm);
+      EXPECT(!warm, "warm from a cut file");
+      if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
+    {
+      Ctx d("not a tuning file");
+      if (g_rank == 0) {
+        std::vector<uint8_t> text(300000);
+        for (size_t i = 0; i < text.size(); ++i) text[i] = static_cast<uint8_t>("zcollTUN records\n"[i % 17]);
+        write_bytes(path, text);
+      }
+      bool warm = true;
+      zcoll_comm comm = warm_or_cold(eb, &warm);
+      EXPECT(!warm, "warm from a foreign file");
+      if (comm) {
+        run_calls(comm, eb, 1);
+        EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+      }
+      // The foreign bytes are not records: the file now holds this communicator's alone.
+      if (g_rank == 0) EXPECT(zc::parse_tuning(file_bytes(path)).size() == 1, "not one record");
+    }
+  }
+  {
+    Ctx c("an unwritable path: zcoll_comm_free succeeds, nothing written");
+    const std::string nowhere = "/nonexistent-zcoll-dir/tuning.bin";
+    setenv("ZCOLL_TUNING_FILE", nowhere.c_str(), 1);
+    bool warm = true;
+    zcoll_comm comm = warm_or_cold(eb, &warm);
+    EXPECT(!warm, "warm from nothing");
+    if (comm) {
+      run_calls(comm, eb, 2);
+      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
+  }
+  std::remove(path.c_str());
+  unsetenv("ZCOLL_TUNING_FILE");
+  unsetenv("ZCOLL_LINK_GBPS");
+  unsetenv("ZCOLL_NODE_LINK_GBPS");
+  if (decide) setenv("ZCOLL_DECIDE", keep_decide.c_str(), 1);
+}
+
+const Section kSections[] = {{"plain_rail", plain_rail}, {"core_share", core_share}, {"tuning_file", tuning_file}};
 
 }  // namespace
 

@@ -1,0 +1,233 @@
+// AUTO's warm start from a file (tuning_file.h).
+#include "coll/tuning_file.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <unistd.h>
+
+#include "coll/cost_model.h"
+#include "common/comm.h"
+
+namespace zcoll::coll {
+namespace {
+
+// Bump with any change to what a record means; sizeof(ModelState) is in the key as well.
+constexpr uint64_t kFormat = 1;
+constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
+// A file larger than this is not a tuning file zcoll wrote (a record is about 110 KB).
+constexpr long kMaxFileBytes = 64l << 20;
+static_assert(std::is_trivially_copyable_v<ModelState>, "records are the state's bytes");
+
+struct Hash {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bits
+  void bytes(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= b[i];
+      h *= 1099511628211ull;
+    }
+  }
+  template <class T>
+  void add(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes(&v, sizeof v);
+  }
+};
+
+uint64_t checksum(const std::vector<uint8_t>& state, uint64_t key) {
+  Hash h;
+  h.add(key);
+  h.bytes(state.data(), state.size());
+  return h.h;
+}
+
+void put64(std::vector<uint8_t>& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+uint64_t get64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+std::vector<uint8_t> read_file(const char* path) {
+  std::vector<uint8_t> bytes;
+  FILE* f = std::fopen(path, "rb");
+  if (!f) return bytes;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const long n = std::ftell(f);
+    if (n > 0 && n <= kMaxFileBytes && std::fseek(f, 0, SEEK_SET) == 0) {
+      bytes.resize(static_cast<size_t>(n));
+      if (std::fread(bytes.data(), 1, bytes.size(), f) != bytes.size()) bytes.clear();
+    }
+  }
+  std::fclose(f);
+  return bytes;
+}
+
+// Whether two link figures are of the same network: bandwidths within 2x (latency is
+// left out: a ping-pong's few microseconds vary more than that between runs).
+bool same_network(const Link& now, const Link& then) {
+  if (!(now.beta > 0) || !(then.beta > 0)) return now.beta == then.beta;
+  return std::max(now.beta, then.beta) <= 2 * std::min(now.beta, then.beta);
+}
+
+}  // namespace
+
+uint64_t tuning_key(const zcoll_comm_s& c) {
+  Hash h;
+  h.add(kFormat);
+  h.add(sizeof(ModelState));
+  h.add(c.size);
+  h.add(c.topo.nodes);
+  h.add(c.topo.node_size);
+  h.add(c.topo.regular);
+  for (int n : c.topo.node_of) h.add(n);
+  const zcoll_config& g = c.cfg;
+  h.add(g.codec.codec);
+  h.add(g.codec.eb_mode);
+  h.add(g.codec.eb);
+  h.add(g.codec.chunk_len ? g.codec.chunk_len : size_t{ZCOLL_DEFAULT_CHUNK_LEN});
+  h.add(g.codec.threads);  // this rank's: rank 0's is the one that counts
+  h.add(g.min_bytes);
+  h.add(g.algorithm);
+  h.add(g.algorithms);
+  h.add(g.reduction);
+  h.add(g.bound_target);
+  h.add(g.decision);
+  h.add(g.link_gbps);
+  h.add(g.link_latency_us);
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(version, &len) == MPI_SUCCESS)
+    h.bytes(version, static_cast<size_t>(std::clamp(len, 0, MPI_MAX_LIBRARY_VERSION_STRING)));
+  return h.h;
+}
+
+// A record: magic, key, state bytes, checksum (of key and state), then the state.
+std::vector<uint8_t> format_tuning(const std::vector<TuningRecord>& records) {
+  std::vector<uint8_t> out;
+  for (const TuningRecord& r : records) {
+    out.insert(out.end(), kMagic, kMagic + sizeof kMagic);
+    put64(out, r.key);
+    put64(out, r.state.size());
+    put64(out, checksum(r.state, r.key));
+    out.insert(out.end(), r.state.begin(), r.state.end());
+  }
+  return out;
+}
+
+std::vector<TuningRecord> parse_tuning(const std::vector<uint8_t>& bytes) {
+  std::vector<TuningRecord> records;
+  constexpr size_t kHeader = sizeof kMagic + 3 * 8;
+  size_t at = 0;
+  while (bytes.size() - at >= kHeader) {
+    const uint8_t* p = bytes.data() + at;
+    if (std::memcmp(p, kMagic, sizeof kMagic) != 0) break;
+    TuningRecord r;
+    r.key = get64(p + 8);
+    const uint64_t n = get64(p + 16), sum = get64(p + 24);
+    if (n > bytes.size() - at - kHeader) break;
+    r.state.assign(p + kHeader, p + kHeader + n);
+    if (checksum(r.state, r.key) != sum) break;
+    records.push_back(std::move(r));
+    at += kHeader + n;
+  }
+  return records;
+}
+
+void forget_calls_in_flight(ModelState& s) {
+  s.last_collective = -1;
+  s.last_time = s.last_overhead = 0;
+  s.recheck_bar = 0;
+  for (auto& per_collective : s.confirm)
+    for (int& k : per_collective) k = 0;
+  // A plain stretch starts anew: its periodic agreements (the 4th, 8th, 16th call) check
+  // plain MPI's figures in this run's conditions.
+  for (auto& per_collective : s.fast_calls)
+    for (int& k : per_collective) k = 0;
+  for (auto& per_collective : s.fast_seen_n)
+    for (int& k : per_collective) k = 0;
+  s.fast_collective = -1;
+  s.fast_model = 0;
+  for (ModelState::Verdict& v : s.verdict) v = ModelState::Verdict{};
+  ++s.epoch;
+}
+
+int load_tuning(zcoll_comm_s& c) {
+  if (!c.model) return ZCOLL_SUCCESS;
+  ModelState& s = *c.model;
+  int found = 0;
+  if (c.rank == 0) {
+    const char* path = std::getenv("ZCOLL_TUNING_FILE");
+    try {
+      if (path && *path) {
+        c.tuning_file = path;
+        const uint64_t key = tuning_key(c);
+        for (const TuningRecord& r : parse_tuning(read_file(path))) {
+          if (found || r.key != key || r.state.size() != sizeof(ModelState)) continue;
+          const auto then = std::make_unique<ModelState>();
+          std::memcpy(static_cast<void*>(then.get()), r.state.data(), sizeof(ModelState));
+          found = same_network(s.intra, then->intra) && same_network(s.inter, then->inter);
+          if (found) s = *then;
+        }
+      }
+    } catch (const std::bad_alloc&) {
+      found = 0;  // the others are waiting below: start cold
+    }
+  }
+  // Every rank's model becomes rank 0's, received straight into it.
+  if (c.size > 1 && MPI_Bcast(&found, 1, MPI_INT, 0, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  if (!found) return ZCOLL_SUCCESS;
+  if (c.size > 1 &&
+      MPI_Bcast(static_cast<void*>(&s), static_cast<int>(sizeof(ModelState)), MPI_BYTE, 0, c.comm) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
+  forget_calls_in_flight(s);
+  c.tuning_loaded = true;
+  return ZCOLL_SUCCESS;
+}
+
+namespace {
+void write_record(const zcoll_comm_s& c) {
+  const ModelState& s = *c.model;
+  // Only a model that learned a path's time has something to carry over.
+  bool learned = false;
+  for (const auto& per_collective : s.runs)
+    for (const auto& per_size : per_collective)
+      for (int n : per_size) learned = learned || n > 0;
+  if (!learned) return;
+  const char* path = c.tuning_file.c_str();
+  const uint64_t key = tuning_key(c);
+  std::vector<TuningRecord> records = parse_tuning(read_file(path));
+  records.erase(std::remove_if(records.begin(), records.end(), [&](const TuningRecord& r) { return r.key == key; }),
+                records.end());
+  TuningRecord mine;
+  mine.key = key;
+  mine.state.resize(sizeof(ModelState));
+  std::memcpy(mine.state.data(), static_cast<const void*>(&s), sizeof(ModelState));
+  records.push_back(std::move(mine));
+  const std::vector<uint8_t> bytes = format_tuning(records);
+  // Renamed into place, so that a reader never sees half a file.
+  const std::string tmp = c.tuning_file + ".tmp." + std::to_string(static_cast<long>(getpid()));
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return;
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (std::fclose(f) != 0 || !written || std::rename(tmp.c_str(), path) != 0) std::remove(tmp.c_str());
+}
+}  // namespace
+
+void save_tuning(const zcoll_comm_s& c) {
+  if (c.rank != 0 || c.tuning_file.empty() || !c.model) return;
+  try {
+    write_record(c);
+  } catch (const std::bad_alloc&) {
+    // best effort: the next run starts cold
+  }
+}
+
+}  // namespace zcoll::coll
