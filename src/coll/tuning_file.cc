@@ -2,6 +2,8 @@
 #include "coll/tuning_file.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -70,12 +72,25 @@ std::vector<uint8_t> read_file(const char* path) {
   return bytes;
 }
 
-// Whether two link figures are of the same network: bandwidths within 2x (latency is
-// left out: a ping-pong's few microseconds vary more than that between runs).
-bool same_network(const Link& now, const Link& then) {
-  if (!(now.beta > 0) || !(then.beta > 0)) return now.beta == then.beta;
-  return std::max(now.beta, then.beta) <= 2 * std::min(now.beta, then.beta);
+// How far apart two link figures are: the ratio of their bandwidths (latency is left out:
+// a ping-pong's few microseconds vary more than that between runs). Infinite where one
+// link is known and the other not.
+double link_distance(const Link& now, const Link& then) {
+  if (!(now.beta > 0) || !(then.beta > 0)) return now.beta == then.beta ? 1 : INFINITY;
+  return std::max(now.beta, then.beta) / std::min(now.beta, then.beta);
 }
+
+// How far a record is from this key and the network the model measured now: its links'
+// distance, infinite for another key. Within 2x it is the same network. A key may have a
+// record per network (a job run on partitions of different links).
+double distance(const TuningRecord& r, uint64_t key, const ModelState& now) {
+  if (r.key != key || r.state.size() != sizeof(ModelState)) return INFINITY;
+  Link then[2];
+  std::memcpy(then, r.state.data() + offsetof(ModelState, intra), sizeof(Link));
+  std::memcpy(then + 1, r.state.data() + offsetof(ModelState, inter), sizeof(Link));
+  return std::max(link_distance(now.intra, then[0]), link_distance(now.inter, then[1]));
+}
+constexpr double kSameNetwork = 2;
 
 }  // namespace
 
@@ -169,12 +184,17 @@ int load_tuning(zcoll_comm_s& c) {
       if (path && *path) {
         c.tuning_file = path;
         const uint64_t key = tuning_key(c);
-        for (const TuningRecord& r : parse_tuning(read_file(path))) {
-          if (found || r.key != key || r.state.size() != sizeof(ModelState)) continue;
-          const auto then = std::make_unique<ModelState>();
-          std::memcpy(static_cast<void*>(then.get()), r.state.data(), sizeof(ModelState));
-          found = same_network(s.intra, then->intra) && same_network(s.inter, then->inter);
-          if (found) s = *then;
+        const std::vector<TuningRecord> records = parse_tuning(read_file(path));
+        const TuningRecord* best = nullptr;
+        double nearest = kSameNetwork;
+        for (const TuningRecord& r : records)
+          if (const double d = distance(r, key, s); d <= nearest) {
+            best = &r;
+            nearest = d;
+          }
+        if (best) {
+          std::memcpy(static_cast<void*>(&s), best->state.data(), sizeof(ModelState));
+          found = 1;
         }
       }
     } catch (const std::bad_alloc&) {
@@ -204,7 +224,7 @@ void write_record(const zcoll_comm_s& c) {
   const char* path = c.tuning_file.c_str();
   const uint64_t key = tuning_key(c);
   std::vector<TuningRecord> records = parse_tuning(read_file(path));
-  records.erase(std::remove_if(records.begin(), records.end(), [&](const TuningRecord& r) { return r.key == key; }),
+  records.erase(std::remove_if(records.begin(), records.end(), [&](const TuningRecord& r) { return distance(r, key, s) <= kSameNetwork; }),
                 records.end());
   TuningRecord mine;
   mine.key = key;
@@ -212,8 +232,11 @@ void write_record(const zcoll_comm_s& c) {
   std::memcpy(mine.state.data(), static_cast<const void*>(&s), sizeof(ModelState));
   records.push_back(std::move(mine));
   const std::vector<uint8_t> bytes = format_tuning(records);
-  // Renamed into place, so that a reader never sees half a file.
-  const std::string tmp = c.tuning_file + ".tmp." + std::to_string(static_cast<long>(getpid()));
+  // Renamed into place, so that a reader never sees half a file; named by host and process,
+  // as jobs on several hosts may share the file system.
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  const std::string tmp = c.tuning_file + ".tmp." + host + "." + std::to_string(static_cast<long>(getpid()));
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return;
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();

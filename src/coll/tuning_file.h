@@ -3,12 +3,13 @@
 // shape and settings (the next run of the job, or the next communicator of this one)
 // starts from it instead of trying every path again.
 //
-// The file holds one record per key. The key covers what the learned factors depend on:
+// The file holds one record per key and network. The key covers what the learned factors depend on:
 // the record's format and the model's layout, the rank count and which ranks share a
 // node, every agreed setting (codec, bound, chunk length, algorithms, reduction, bound
 // target, decision, configured link figures), rank 0's codec thread count, and the MPI
 // library. A record is taken only if, besides, the links measured now are within 2x of
-// the record's (the same network), and its checksum holds. Anything else (no file, no
+// the record's (the same network: a key may have a record for each network it ran on),
+// and its checksum holds. Anything else (no file, no
 // record of this key, a damaged file, a different network) leaves the model cold; creating
 // the communicator never fails for the file's sake.
 //
@@ -33,7 +34,7 @@ struct ModelState;
 // (ZCOLL_ERR_MPI only: a file that cannot be used is not an error).
 int load_tuning(zcoll_comm_s& c);
 // Local, rank 0, at zcoll_comm_free: writes this communicator's record (where the model
-// learned at least one path's time), keeping the file's records of other keys.
+// learned at least one path's time), keeping the file's records of other keys and networks.
 void save_tuning(const zcoll_comm_s& c);
 
 // For tests: the key of a communicator, and the file's format.

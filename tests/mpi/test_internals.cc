@@ -304,24 +304,37 @@ void tuning_file() {
     if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
   }
   {
-    Ctx c("another network: links more than 2x apart start cold, within 2x warm");
+    Ctx c("another network: links more than 2x apart start cold, within 2x warm; one record per network");
     setenv("ZCOLL_LINK_GBPS", "2.5", 1);
     bool warm = true;
     zcoll_comm comm = warm_or_cold(eb, &warm);
     EXPECT(!warm, "warm on a network 2.5x faster");
-    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
-    setenv("ZCOLL_LINK_GBPS", "1.5", 1);
+    if (comm) {
+      run_calls(comm, eb, 3);
+      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
+    if (g_rank == 0) EXPECT(zc::parse_tuning(file_bytes(path)).size() == 3, "not three records (eb2, eb twice)");
     comm = warm_or_cold(eb, &warm);
-    EXPECT(warm, "cold on a network 1.5x faster");
+    EXPECT(warm, "cold on the 2.5x network, which has its record now");
     if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    // 1.8 Gbit/s is within 2x of both: the nearer record is taken (the file holds the other first).
+    setenv("ZCOLL_LINK_GBPS", "1.8", 1);
+    comm = warm_or_cold(eb, &warm);
+    EXPECT(warm, "cold on a network 1.8x faster");
+    if (comm) {
+      EXPECT(comm->model && comm->model->inter.beta == 8.0 / 2.5e9, "not the 2.5 Gbit/s record: beta %g",
+             comm->model ? comm->model->inter.beta : 0.0);
+      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    }
     setenv("ZCOLL_LINK_GBPS", "1", 1);
+    if (g_rank == 0) EXPECT(zc::parse_tuning(file_bytes(path)).size() == 3, "not three records");
   }
   {
     Ctx c("a damaged or foreign file starts cold, without an error");
     std::vector<uint8_t> good;
     if (g_rank == 0) good = file_bytes(path);
-    // The file holds eb2's record, then eb's. Damage to the first stops the parse there (a
-    // length after damage cannot be trusted), so eb's record behind it is not taken either.
+    // Damage to the file's first record stops the parse there (a length after damage cannot
+    // be trusted), so eb's records behind it are not taken either.
     const std::vector<std::pair<const char*, size_t>> damages = {
         {"a byte of the state flipped", 100}, {"the key flipped", 8}, {"the length flipped", 16}};
     for (const auto& [what, at] : damages) {
