@@ -11,7 +11,9 @@
 #          through zcoll with min_bytes above every message; a malformed setting (one
 #          message, layer off). Compressed (ABS 1e-3, every communicator), every float
 #          result must be within its allowance (the program's exit status) and the report
-#          must show every intercepted collective compressed.
+#          must show every intercepted collective compressed. Then twice with AUTO deciding
+#          and --tuning-file: the file written at MPI_Finalize, the second run started from
+#          it, both within the bound.
 # fortran: fortran_allreduce, plain and compressed: within the bound, and the report shows
 #          MPI_ALLREDUCE, MPI_REDUCE, MPI_BCAST, MPI_REDUCE_SCATTER_BLOCK, MPI_ALLGATHER and
 #          MPI_ALLTOALL compressed.
@@ -99,6 +101,15 @@ case "$mode" in
       >/dev/null || fail "compressed: the float results are those of plain MPI (nothing compressed?)"
     compressed_rows "$tmp/compressed.report" Allreduce Reduce Reduce_scatter Reduce_scatter_block Allgather \
       Allgatherv Bcast Scatter Gather Alltoall
+    # AUTO's warm start through the layer: the cost model decides (not ZCOLL_DECIDE=compress),
+    # MPI_Finalize's zcoll_comm_free writes the tuning file, and a second run starts from it;
+    # both within the bound, the exact parts as plain MPI's.
+    for pass in 1 2; do
+      ZCOLL_DECIDE=model run "tuned$pass" layer --eb 1e-3 --eb-mode abs --comms all --min-bytes 1k \
+        --tuning-file "$tmp/tuning.bin"
+      same "tuned$pass" "exact|error"
+      [ "$(head -c 8 "$tmp/tuning.bin" 2>/dev/null)" = zcollTUN ] || fail "tuned$pass: no tuning file written"
+    done
     ;;
   fortran)
     args=()
