@@ -197,8 +197,8 @@ int load_tuning(zcoll_comm_s& c) {
           found = 1;
         }
       }
-    } catch (const std::bad_alloc&) {
-      found = 0;  // the others are waiting below: start cold
+    } catch (...) {  // out of memory reading the file: the others are waiting below, start cold
+      found = 0;
     }
   }
   // Every rank's model becomes rank 0's, received straight into it.
@@ -248,8 +248,8 @@ void save_tuning(const zcoll_comm_s& c) {
   if (c.rank != 0 || c.tuning_file.empty() || !c.model) return;
   try {
     write_record(c);
-  } catch (const std::bad_alloc&) {
-    // best effort: the next run starts cold
+  } catch (...) {
+    // best effort (out of memory): the next run starts cold; zcoll_comm_free must not throw
   }
 }
 
