@@ -454,8 +454,13 @@ void zcoll_config_init(zcoll_config *config);
  * node is out of memory: the compressed collectives then return ZCOLL_ERR_NO_MEMORY on
  * every rank. */
 int zcoll_comm_create(MPI_Comm comm, const zcoll_config *config, zcoll_comm *zcomm);
-/* Collective. Frees the duplicate and the buffers; *zcomm becomes NULL. */
+/* Collective. Frees the duplicate and the buffers; *zcomm becomes NULL. With
+ * ZCOLL_TUNING_FILE set at creation, rank 0 first writes what AUTO's cost model learned
+ * (see zcoll_decision, "Warm start"). */
 int zcoll_comm_free(zcoll_comm *zcomm);
+/* *warm = 1 where this communicator's cost model began from a record of ZCOLL_TUNING_FILE
+ * (AUTO's warm start), else 0; the same on every rank. */
+int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
 
 /*
  * The collectives take MPI's arguments and keep MPI's semantics, MPI_IN_PLACE included.

@@ -222,3 +222,24 @@ def test_free_is_final(cesm):
     c.Free()
     with pytest.raises(ValueError, match="freed"):
         c.Allreduce(MPI.IN_PLACE, x)
+
+
+def test_warm_start_from_a_tuning_file(cesm, monkeypatch, tmp_path):
+    """ZCOLL_TUNING_FILE (zcoll.h, "Warm start"): a communicator whose cost model learned
+    writes its record when freed; the next one of the same settings starts from it on every
+    rank."""
+    if P == 1:
+        pytest.skip("a reduction on one rank is not compressed: the model learns nothing")
+    path = WORLD.bcast(str(tmp_path / "tuning.bin"))
+    monkeypatch.delenv("ZCOLL_DECIDE", raising=False)  # the model must decide here
+    monkeypatch.setenv("ZCOLL_TUNING_FILE", path)
+    monkeypatch.setenv("ZCOLL_LINK_GBPS", "1")  # the same network figures for both
+    x = rank_field(cesm, np.float32, n=1 << 18)
+    warm = []
+    for _ in range(2):
+        with zcoll.Comm(WORLD, eb=1e-3, mode="abs") as c:
+            warm.append(c.warm_start)
+            for _ in range(4):
+                c.Allreduce(MPI.IN_PLACE, x.copy())
+    assert warm == [False, True]
+    assert all(WORLD.allgather(warm[1]))

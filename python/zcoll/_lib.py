@@ -143,6 +143,7 @@ def mpi_lib():
         ("zcoll_collective_name", c_char_p, [c_int]),
         ("zcoll_comm_free", c_int, [POINTER(c_void_p)]),
         ("zcoll_last_stats", c_int, [c_void_p, POINTER(Stats)]),
+        ("zcoll_comm_warm_start", c_int, [c_void_p, POINTER(c_int)]),
     ]:
         _declare(zl, _n, _r, *_a)
     for _n, _a in [

@@ -191,6 +191,14 @@ class Comm:
         return self.comm.Get_size()
 
     @property
+    def warm_start(self):
+        """Whether AUTO's cost model began from a record of ZCOLL_TUNING_FILE (zcoll.h,
+        "Warm start"); the same on every rank."""
+        warm = ctypes.c_int(0)
+        self._call("zcoll.Comm.warm_start", self._zl.zcoll_comm_warm_start, self._handle(), ctypes.byref(warm))
+        return bool(warm.value)
+
+    @property
     def last_stats(self):
         """What the last collective (or Send) did on this rank: compressed, algorithm,
         eb_abs, raw_bytes, wire_bytes, ratio, and the seconds spent."""

@@ -269,6 +269,12 @@ int zcoll_comm_free(zcoll_comm* zc) {
   return rc;
 }
 
+int zcoll_comm_warm_start(zcoll_comm c, int* warm) {
+  if (!c || !warm) return ZCOLL_ERR_ARG;
+  *warm = c->tuning_loaded ? 1 : 0;
+  return ZCOLL_SUCCESS;
+}
+
 int zcoll_last_stats(zcoll_comm c, zcoll_stats* stats) {
   if (!c || !stats) return ZCOLL_ERR_ARG;
   *stats = c->last;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -38,6 +39,7 @@ struct Layer {
   std::mutex mu;
   std::unordered_map<MPI_Comm, Opted> opted;
   uint64_t next_seq = 0;
+  int created = 0, started_warm = 0;  // zcoll communicators made, and those AUTO's warm start began
   MPI_Datatype aliases[4][2] = {};  // {Fortran type, C float type of the same size}
   // An opted-in communicator carries its configuration as this attribute, which MPI copies
   // to its duplicates (MPI_Comm_dup, _dup_with_info, _idup): how the result of a
@@ -109,7 +111,11 @@ void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
   if (l.keyval != MPI_KEYVAL_INVALID) {
     if (auto* copy = new (std::nothrow) zcoll_config(cfg)) PMPI_Comm_set_attr(comm, l.keyval, copy);
   }
+  int warm = 0;
+  zcoll_comm_warm_start(zc, &warm);
   std::lock_guard<std::mutex> lock(l.mu);
+  ++l.created;
+  l.started_warm += warm;
   l.opted[comm] = Opted{zc, l.next_seq++, cfg};
   refresh_hot();
 }
@@ -205,6 +211,12 @@ void print_report(const std::string& where) {
                "modelled: calls zcoll's cost model decided (AUTO, ZCOLL_DECIDE=model, at or above min_bytes);\n"
                "modelled_s: their time; pred_plain_s: the model's prediction of plain MPI's time for them\n"
                "(summed over ranks, like time_s).\n");
+  if (const char* file = std::getenv("ZCOLL_TUNING_FILE"); file && *file) {
+    Layer& l = layer();
+    std::lock_guard<std::mutex> lock(l.mu);
+    std::fprintf(out, "warm start: %d of rank 0's %d zcoll communicators began from a record of %s\n",
+                 l.started_warm, l.created, file);
+  }
   if (out != stdout) std::fclose(out);
 }
 

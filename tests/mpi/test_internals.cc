@@ -241,6 +241,9 @@ zcoll_comm warm_or_cold(double eb, bool* warm) {
   cfg.decision = ZCOLL_DECIDE_MODEL;
   zcoll_comm comm = nullptr;
   EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &cfg, &comm), ZCOLL_SUCCESS);
+  int api = -1;
+  if (comm) EXPECT_RC(zcoll_comm_warm_start(comm, &api), ZCOLL_SUCCESS);
+  EXPECT(!comm || api == (comm->tuning_loaded ? 1 : 0), "zcoll_comm_warm_start says %d", api);
   int w[2] = {comm && comm->tuning_loaded, comm && comm->tuning_loaded};
   w[0] = -w[0];
   MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
