@@ -6,6 +6,7 @@
 
 #include "codec/stream.h"
 #include "coll/hierarchical.h"
+#include "common/fnv.h"
 
 namespace zcoll::coll {
 namespace {
@@ -23,12 +24,9 @@ void Agreement::add_values(zcoll_dtype dt, const void* values, size_t n, int thr
 }
 
 void Agreement::set_counts(const int* counts, int n) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (int i = 0; i < n; ++i) {
-    h ^= static_cast<uint32_t>(counts[i]);
-    h *= 1099511628211ull;
-  }
-  count = static_cast<double>(h >> 12);  // 52 bits: exact in a double
+  Fnv1a h;
+  h.bytes(counts, static_cast<size_t>(n) * sizeof *counts);
+  count = static_cast<double>(h.h >> 12);  // 52 bits: exact in a double
   count_is_hash = true;
 }
 

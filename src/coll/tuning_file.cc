@@ -14,6 +14,7 @@
 
 #include "coll/cost_model.h"
 #include "common/comm.h"
+#include "common/fnv.h"
 
 namespace zcoll::coll {
 namespace {
@@ -25,24 +26,8 @@ constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
 constexpr long kMaxFileBytes = 64l << 20;
 static_assert(std::is_trivially_copyable_v<ModelState>, "records are the state's bytes");
 
-struct Hash {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bits
-  void bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      h ^= b[i];
-      h *= 1099511628211ull;
-    }
-  }
-  template <class T>
-  void add(const T& v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    bytes(&v, sizeof v);
-  }
-};
-
 uint64_t checksum(const std::vector<uint8_t>& state, uint64_t key) {
-  Hash h;
+  Fnv1a h;
   h.add(key);
   h.bytes(state.data(), state.size());
   return h.h;
@@ -95,7 +80,7 @@ constexpr double kSameNetwork = 2;
 }  // namespace
 
 uint64_t tuning_key(const zcoll_comm_s& c) {
-  Hash h;
+  Fnv1a h;
   h.add(kFormat);
   h.add(sizeof(ModelState));
   h.add(c.size);

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <map>
 
+#include "common/fnv.h"
+
 namespace zcoll_pmpi {
 namespace {
 
@@ -170,18 +172,16 @@ std::string read_settings(Settings* s) {
 }
 
 uint64_t settings_digest(const Settings& s) {
-  // FNV-1a over the fields; the agreement only needs equal inputs to give equal digests.
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const void* p, size_t n) {
-    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
-  };
+  // The agreement only needs equal inputs to give equal digests.
+  zcoll::Fnv1a h;
+  auto mix = [&](const void* p, size_t n) { h.bytes(p, n); };
   // configured too: hints and the barrier before PMPI_Finalize depend on it, collectively.
   const int flags[] = {s.compress, s.cfg.codec.codec, s.cfg.codec.eb_mode, static_cast<int>(s.ops),
                        static_cast<int>(s.comms), !s.report.empty(), s.configured};
   mix(flags, sizeof flags);
   mix(&s.cfg.codec.eb, sizeof s.cfg.codec.eb);
   mix(&s.cfg.min_bytes, sizeof s.cfg.min_bytes);
-  return h;
+  return h.h;
 }
 
 }  // namespace zcoll_pmpi
