@@ -270,6 +270,17 @@ void run_calls(zcoll_comm comm, double eb, int calls) {
   }
 }
 
+// A communicator of bound eb that must start warm or cold (`wrong`: the failure's message),
+// making `calls` calls before it is freed (its record written where the model learned).
+void expect_start(double eb, bool want_warm, const char* wrong, int calls = 0) {
+  bool warm = !want_warm;
+  zcoll_comm comm = warm_or_cold(eb, &warm);
+  EXPECT(warm == want_warm, "%s", wrong);
+  if (!comm) return;
+  run_calls(comm, eb, calls);
+  EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+}
+
 void tuning_file() {
   const char* decide = std::getenv("ZCOLL_DECIDE");
   const std::string keep_decide = decide ? decide : "";
@@ -288,11 +299,7 @@ void tuning_file() {
   {
     Ctx c("no ZCOLL_TUNING_FILE: nothing written");
     unsetenv("ZCOLL_TUNING_FILE");
-    bool warm = true;
-    zcoll_comm comm = warm_or_cold(eb, &warm);
-    EXPECT(!warm, "warm without a file");
-    if (comm) run_calls(comm, eb, 3);
-    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    expect_start(eb, false, "warm without a file", 3);
     EXPECT(file_bytes(path).empty(), "%s written", path.c_str());
   }
   setenv("ZCOLL_TUNING_FILE", path.c_str(), 1);
@@ -354,27 +361,18 @@ void tuning_file() {
       EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
     }
     if (g_rank == 0) EXPECT(zc::parse_tuning(file_bytes(path)).size() == 2, "not two records");
-    comm = warm_or_cold(eb, &warm);
-    EXPECT(warm, "the first key's record was lost");
-    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    expect_start(eb, true, "the first key's record was lost");
   }
   {
     Ctx c("another network: links more than 2x apart start cold, within 2x warm; one record per network");
     setenv("ZCOLL_LINK_GBPS", "2.5", 1);
-    bool warm = true;
-    zcoll_comm comm = warm_or_cold(eb, &warm);
-    EXPECT(!warm, "warm on a network 2.5x faster");
-    if (comm) {
-      run_calls(comm, eb, 3);
-      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
-    }
+    expect_start(eb, false, "warm on a network 2.5x faster", 3);
     if (g_rank == 0) EXPECT(zc::parse_tuning(file_bytes(path)).size() == 3, "not three records (eb2, eb twice)");
-    comm = warm_or_cold(eb, &warm);
-    EXPECT(warm, "cold on the 2.5x network, which has its record now");
-    if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+    expect_start(eb, true, "cold on the 2.5x network, which has its record now");
     // 1.8 Gbit/s is within 2x of both: the nearer record is taken (the file holds the other first).
     setenv("ZCOLL_LINK_GBPS", "1.8", 1);
-    comm = warm_or_cold(eb, &warm);
+    bool warm = false;
+    zcoll_comm comm = warm_or_cold(eb, &warm);
     EXPECT(warm, "cold on a network 1.8x faster");
     if (comm) {
       EXPECT(comm->model && comm->model->inter.beta == 8.0 / 2.5e9, "not the 2.5 Gbit/s record: beta %g",
@@ -400,18 +398,12 @@ void tuning_file() {
         write_bytes(path, bad);
         EXPECT(zc::parse_tuning(bad).empty(), "a damaged first record parsed");
       }
-      bool warm = true;
-      zcoll_comm comm = warm_or_cold(eb, &warm);
-      EXPECT(!warm, "warm from a damaged record");
-      if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+      expect_start(eb, false, "warm from a damaged record");
     }
     for (size_t cut : {size_t{0}, size_t{7}, size_t{40}, sizeof(zc::ModelState)}) {
       Ctx d("cut to %zu bytes", cut);
       if (g_rank == 0) write_bytes(path, std::vector<uint8_t>(good.begin(), good.begin() + std::min(cut, good.size())));
-      bool warm = true;
-      zcoll_comm comm = warm_or_cold(eb, &warm);
-      EXPECT(!warm, "warm from a cut file");
-      if (comm) EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+      expect_start(eb, false, "warm from a cut file");
     }
     {
       Ctx d("not a tuning file");
@@ -420,13 +412,7 @@ void tuning_file() {
         for (size_t i = 0; i < text.size(); ++i) text[i] = static_cast<uint8_t>("zcollTUN records\n"[i % 17]);
         write_bytes(path, text);
       }
-      bool warm = true;
-      zcoll_comm comm = warm_or_cold(eb, &warm);
-      EXPECT(!warm, "warm from a foreign file");
-      if (comm) {
-        run_calls(comm, eb, 1);
-        EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
-      }
+      expect_start(eb, false, "warm from a foreign file", 1);
       // The foreign bytes are not records: the file now holds this communicator's alone.
       if (g_rank == 0) EXPECT(zc::parse_tuning(file_bytes(path)).size() == 1, "not one record");
     }
@@ -435,13 +421,7 @@ void tuning_file() {
     Ctx c("an unwritable path: zcoll_comm_free succeeds, nothing written");
     const std::string nowhere = "/nonexistent-zcoll-dir/tuning.bin";
     setenv("ZCOLL_TUNING_FILE", nowhere.c_str(), 1);
-    bool warm = true;
-    zcoll_comm comm = warm_or_cold(eb, &warm);
-    EXPECT(!warm, "warm from nothing");
-    if (comm) {
-      run_calls(comm, eb, 2);
-      EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
-    }
+    expect_start(eb, false, "warm from nothing", 2);
   }
   std::remove(path.c_str());
   unsetenv("ZCOLL_TUNING_FILE");
