@@ -17,6 +17,25 @@ namespace {
 
 constexpr int kMaxRanks = 40;
 
+// The blocks of a range, in order, modulo m; a range must never wrap onto itself.
+std::vector<int> blocks_of(const s::BlockRange& r, int m) {
+  EXPECT_LE(r.count, m);
+  std::vector<int> ids;
+  for (int i = 0; i < r.count; ++i) {
+    ids.push_back(r.at(i, m));
+    EXPECT_TRUE(r.has(ids.back(), m));
+  }
+  int inside = 0;  // has() holds for these blocks only (the block exchange picks its peers by it)
+  for (int b = 0; b < m; ++b) inside += r.has(b, m);
+  EXPECT_EQ(inside, r.count);
+  return ids;
+}
+std::vector<int> children(int v, int p) {
+  std::vector<int> kids;
+  s::for_each_binomial_child(v, p, [&](int kid) { kids.push_back(kid); });
+  return kids;
+}
+
 // Pieces are whole chunks (but a block's last) and at most kPieceValues values (or one chunk
 // where a chunk is longer); asked for min_pieces, a block of that many chunks or more has
 // that many pieces at least (but not many more), and one of fewer has one piece per chunk.
@@ -127,8 +146,8 @@ TEST(Schedule, BruckDeliversEveryBlock) {
         const s::BruckStep st = s::bruck_step(r, p, d);
         const s::BruckStep peer = s::bruck_step(st.to, p, d);
         EXPECT_EQ(peer.from, r);
-        EXPECT_EQ(peer.received, st.sent) << "p " << p << " d " << d;
-        for (int b : st.sent) {
+        EXPECT_TRUE(peer.received == st.sent) << "p " << p << " d " << d;
+        for (int b : blocks_of(st.sent, p)) {
           ASSERT_TRUE(held[r].count(b)) << "p " << p << " d " << d << ": rank " << r << " sends block " << b;
           next[st.to].insert(b);
         }
@@ -146,17 +165,17 @@ TEST(Schedule, BinomialTreeIsATreeOfSubtrees) {
     std::vector<int> parent_count(p, 0);
     for (int v = 0; v < p; ++v) {
       std::vector<int> covered{v};
-      for (int kid : s::binomial_children(v, p)) {
+      for (int kid : children(v, p)) {
         EXPECT_EQ(s::binomial_parent(kid), v);
         ++parent_count[kid];
-        const std::vector<int> ids = s::binomial_subtree_ids(kid, p);
+        const std::vector<int> ids = blocks_of(s::binomial_subtree_ids(kid, p), p);
         covered.insert(covered.end(), ids.begin(), ids.end());
       }
       std::sort(covered.begin(), covered.end());
-      EXPECT_EQ(covered, s::binomial_subtree_ids(v, p)) << "p " << p << ": subtree of " << v;
+      EXPECT_EQ(covered, blocks_of(s::binomial_subtree_ids(v, p), p)) << "p " << p << ": subtree of " << v;
     }
     for (int v = 1; v < p; ++v) EXPECT_EQ(parent_count[v], 1) << "p " << p << " v " << v;
-    EXPECT_EQ(static_cast<int>(s::binomial_subtree_ids(0, p).size()), p);
+    EXPECT_EQ(static_cast<int>(blocks_of(s::binomial_subtree_ids(0, p), p).size()), p);
     // Rounds: a child is served after its parent has the data.
     std::vector<int> round(p, -1);
     round[0] = 0;
@@ -164,7 +183,7 @@ TEST(Schedule, BinomialTreeIsATreeOfSubtrees) {
     for (int v = 0; v < p; ++v) {  // parents have smaller relative ranks than their children
       ASSERT_GE(round[v], 0) << "p " << p << ": v " << v << " not reached";
       int t = round[v];
-      for (int kid : s::binomial_children(v, p)) round[kid] = ++t;
+      for (int kid : children(v, p)) round[kid] = ++t;
       depth = std::max(depth, t);
     }
     int log2p = 0;

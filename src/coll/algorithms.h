@@ -1,15 +1,13 @@
 // The schedules, one file each (<collective>_<algorithm>.cc), all on the one transport.
 // Which one a call runs is decided in select.cc.
 #pragma once
-#include <vector>
-
 #include "coll/transport.h"
 
 namespace zcoll::coll {
 
-// Ring allgather: block_of_rank[x] is the block rank x holds at the start (its own,
-// block x, when empty; or the one a scatter left there); every rank ends with every block.
-void ring_allgather(Transport& T, const std::vector<int>& block_of_rank = {});
+// Ring allgather: rank x holds block (x - shift) mod p at the start (its own, block x, with
+// shift 0; block x - root after a scatter from root); every rank ends with every block.
+void ring_allgather(Transport& T, int shift = 0);
 // Bruck allgather: block b starts on rank b.
 void bruck_allgather(Transport& T);
 // Binomial trees; blocks are indexed by relative rank (rank - root) mod p, except for
@@ -18,7 +16,7 @@ void binomial_bcast(Transport& T, int root);
 void binomial_scatter(Transport& T, int root);
 // The scatter tree's transfers on this rank: its own subtree's blocks from (scatter) or
 // to (gather) its parent, and each child's subtree's blocks.
-void binomial_subtrees(const Transport& T, int root, std::vector<Transfer>* parent, std::vector<Transfer>* children);
+void binomial_subtrees(const Transport& T, int root, Transfers* parent, Transfers* children);
 void binomial_gather(Transport& T, int root);
 // Bcast of large buffers: a binomial scatter of p blocks, then a ring allgather of them.
 void scatter_allgather_bcast(Transport& T, int root);

@@ -15,7 +15,8 @@ int allgather_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& c
                      const size_t* displs) {
   const int p = c.size, r = c.rank;
   Transport T(c, dt, ch);
-  const std::vector<size_t> sizes(counts, counts + p);
+  std::vector<size_t>& sizes = c.workspace.counts;
+  sizes.assign(counts, counts + p);
   if (!T.plan(eb, sizes.data(), p, Transport::kStored)) return T.finish();
   for (int b = 0; b < p; ++b) {
     void* dst = at(recvbuf, displs[b], T.es);
@@ -68,9 +69,10 @@ int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Data
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
         if (direct && mine > 0) std::memcpy(own(dt), sendbuf, static_cast<size_t>(mine) * codec::element_size(dt));
-        std::vector<int> counts;
+        std::vector<int>& counts = c.workspace.int_counts;
         if (!blocks.counts) counts.assign(p, blocks.uniform);
-        std::vector<size_t> displs(p);
+        std::vector<size_t>& displs = c.workspace.displs;
+        displs.resize(p);
         for (int i = 0; i < p; ++i) displs[i] = blocks.displ(i);
         const int* cs = blocks.counts ? blocks.counts : counts.data();
         if (node_aware(ch.schedule)) return hierarchical_allgather(c, ch.schedule, dt, eb, recvbuf, cs, displs.data());

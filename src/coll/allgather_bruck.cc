@@ -10,7 +10,10 @@ void bruck_allgather(Transport& T) {
   const int p = T.c.size, r = T.c.rank;
   for (int d = 1; d < p; d *= 2) {
     const schedule::BruckStep s = schedule::bruck_step(r, p, d);
-    T.exchange({{s.from, s.received}}, {{s.to, s.sent}});
+    Transfers from, to;
+    from.add(s.from, s.received);
+    to.add(s.to, s.sent);
+    T.exchange(from, to);
   }
 }
 

@@ -9,11 +9,11 @@
 
 namespace zcoll::coll {
 
-void ring_allgather(Transport& T, const std::vector<int>& block_of_rank) {
+void ring_allgather(Transport& T, int shift) {
   using namespace schedule;
   const int p = T.c.size, r = T.c.rank, right = ring_right(r, p), left = ring_left(r, p);
-  auto block = [&](int x) { return block_of_rank.empty() ? x : block_of_rank[x]; };
-  Requests rq[2], sq[2];
+  auto block = [&](int x) { return mod(x - shift, p); };
+  Requests *rq = T.request_sets(), *sq = rq + 2;
   for (int k = 0; k < p; ++k) {
     const int cur = k % 2, prev = (k + 1) % 2;
     const int b = block(ring_allgather_sent(r, p, k));

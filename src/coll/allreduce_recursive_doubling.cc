@@ -16,8 +16,10 @@ void recursive_doubling_allreduce(Transport& T) {
   const int p = T.c.size, r = T.c.rank;
   const size_t n = T.piece_begin.size();
   uint8_t *cur = T.own, *spare = T.stored, *inbox = T.recv[0];
-  std::vector<size_t> cur_len(n), next_len(n);
-  Requests rq, sq;
+  std::vector<size_t>&cur_len = T.w.lens[0], &next_len = T.w.lens[1];
+  cur_len.assign(n, 0);
+  next_len.assign(n, 0);
+  Requests *sets = T.request_sets(), &rq = sets[0], &sq = sets[1];
   for (size_t i = 0; i < n; ++i) cur_len[i] = T.compress_src(i, cur + T.slot[i]);
 
   auto send_all = [&](int peer) {

@@ -38,7 +38,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
         Transport T(c, dt, ch);
-        const std::vector<size_t> counts(p, n);
+        const std::vector<size_t>& counts = c.workspace.uniform_counts(p, n);
         const auto layout = in_place ? Transport::kPairwiseInPlace : Transport::kPairwise;
         if (!T.plan(eb, counts.data(), p, layout)) return T.finish();
         for (int b = 0; b < p; ++b)

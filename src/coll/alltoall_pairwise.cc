@@ -11,7 +11,7 @@ namespace zcoll::coll {
 void pairwise_alltoall(Transport& T, bool precompressed) {
   using namespace schedule;
   const int p = T.c.size, r = T.c.rank;
-  Requests rq, sq[2];
+  Requests *sets = T.request_sets(), &rq = sets[0], *sq = sets + 2;
   for (int k = 1; k < p; ++k) {
     const int cur = k % 2, dst = pairwise_to(r, p, k), src = pairwise_from(r, p, k);
     const size_t s_end = T.first_piece[dst + 1], r_first = T.first_piece[src], r_end = T.first_piece[src + 1];

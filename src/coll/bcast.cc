@@ -14,7 +14,7 @@ int bcast_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& ch, v
   const int p = c.size;
   const size_t nb = ch.schedule == ZCOLL_ALGO_SCATTER_ALLGATHER ? static_cast<size_t>(p) : 1;
   Transport T(c, dt, ch);
-  if (!T.plan(eb, even_blocks(n, nb).data(), nb, Transport::kStored)) return T.finish();
+  if (!T.plan(eb, even_blocks(n, nb, &c.workspace.counts).data(), nb, Transport::kStored)) return T.finish();
   for (size_t b = 0; b < nb; ++b) {
     void* at_b = at(buffer, T.block_begin[b], T.es);
     T.place(static_cast<int>(b), c.rank == root ? at_b : nullptr, c.rank == root ? nullptr : at_b);

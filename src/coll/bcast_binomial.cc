@@ -9,11 +9,10 @@ namespace zcoll::coll {
 void binomial_bcast(Transport& T, int root) {
   using namespace schedule;
   const int p = T.c.size, v = mod(T.c.rank - root, p);
-  std::vector<int> all(T.nblocks());
-  for (size_t b = 0; b < all.size(); ++b) all[b] = static_cast<int>(b);
-  std::vector<Transfer> from, to;
-  if (v) from.push_back({mod(binomial_parent(v) + root, p), all});
-  for (int kid : binomial_children(v, p)) to.push_back({mod(kid + root, p), all});
+  const BlockRange all{0, static_cast<int>(T.nblocks())};
+  Transfers from, to;
+  if (v) from.add(mod(binomial_parent(v) + root, p), all);
+  for_each_binomial_child(v, p, [&](int kid) { to.add(mod(kid + root, p), all); });
   T.exchange(from, to);
 }
 

@@ -7,11 +7,8 @@
 namespace zcoll::coll {
 
 void scatter_allgather_bcast(Transport& T, int root) {
-  const int p = T.c.size;
   binomial_scatter(T, root);
-  std::vector<int> block_of_rank(p);  // after the scatter rank x holds block (x - root) mod p
-  for (int x = 0; x < p; ++x) block_of_rank[x] = schedule::mod(x - root, p);
-  ring_allgather(T, block_of_rank);
+  ring_allgather(T, root);  // after the scatter rank x holds block (x - root) mod p
 }
 
 }  // namespace zcoll::coll

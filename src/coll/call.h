@@ -69,10 +69,15 @@ inline bool bad_rooted_buffers(bool is_root, const void* root_buf, int root_coun
          (!in_place && (other_count < 0 || (other_count > 0 && !other_buf)));
 }
 
-// count elements in p blocks whose sizes differ by at most one.
+// count elements in p blocks whose sizes differ by at most one, in *out (returned).
+inline const std::vector<size_t>& even_blocks(size_t count, size_t p, std::vector<size_t>* out) {
+  out->resize(p);
+  for (size_t b = 0; b < p; ++b) (*out)[b] = count * (b + 1) / p - count * b / p;
+  return *out;
+}
 inline std::vector<size_t> even_blocks(size_t count, size_t p) {
-  std::vector<size_t> counts(p);
-  for (size_t b = 0; b < p; ++b) counts[b] = count * (b + 1) / p - count * b / p;
+  std::vector<size_t> counts;
+  even_blocks(count, p, &counts);
   return counts;
 }
 
@@ -110,16 +115,23 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
       a.op = op;
       zcoll_dtype dt = ZCOLL_FLOAT32;
       modelled = uses_model(c, collective);
-      if (float_type(type, &dt) && op != kUnsupportedOp) {
-        a.kind = dt;
-        describe(dt, a);
-        if (modelled) {
-          d.t_sample = now();
-          sample(c, dt, a);
-          d.t_sample = now() - d.t_sample;
+      // Whatever this rank allocates before the agreement, the agreement reports a failure
+      // of: past it, a rank that stopped would leave the others waiting (workspace.h).
+      try {
+        c.workspace.reserve_ranks(static_cast<size_t>(c.size));
+        if (float_type(type, &dt) && op != kUnsupportedOp) {
+          a.kind = dt;
+          describe(dt, a);
+          if (modelled) {
+            d.t_sample = now();
+            sample(c, dt, a);
+            d.t_sample = now() - d.t_sample;
+          }
         }
+        if (modelled) carry_measurements(c, collective, bytes, a);
+      } catch (const std::bad_alloc&) {
+        a.rc = ZCOLL_ERR_NO_MEMORY;
       }
-      if (modelled) carry_measurements(c, collective, bytes, a);
       bool compress = false;
       const int rc = agree(c, collective, a, &compress);
       if (rc) return rc;

@@ -31,7 +31,7 @@ extern "C" int zcoll_gather(const void* sendbuf, int sendcount, MPI_Datatype sen
       },
       [&](zcoll_dtype dt, double eb, const Choice& ch) {
         Transport T(c, dt, ch);
-        const std::vector<size_t> counts(p, n);
+        const std::vector<size_t>& counts = c.workspace.uniform_counts(p, n);
         if (!T.plan(eb, counts.data(), p, Transport::kStored)) return T.finish();
         // Blocks by relative rank: block v belongs to rank (v + root) mod p.
         const int vr = (c.rank - root + p) % p;

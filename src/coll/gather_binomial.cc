@@ -5,7 +5,7 @@
 namespace zcoll::coll {
 
 void binomial_gather(Transport& T, int root) {
-  std::vector<Transfer> parent, children;
+  Transfers parent, children;
   binomial_subtrees(T, root, &parent, &children);
   T.exchange(children, parent);
 }

@@ -6,7 +6,7 @@ namespace zcoll::coll {
 
 void gather_reduced_blocks(Transport& T, int root) {
   const int p = T.c.size, r = T.c.rank;
-  Requests rq, sq;
+  Requests *sets = T.request_sets(), &rq = sets[0], &sq = sets[1];
   if (r != root) {
     for (size_t i = T.first_piece[r]; i < T.first_piece[r + 1]; ++i)
       T.send_stream(T.stored_slot(i), T.stored_len[i], i, root, sq);

@@ -18,7 +18,7 @@ namespace zcoll::coll {
 void ring_reduce_scatter(Transport& T, bool want_stream) {
   using namespace schedule;
   const int p = T.c.size, r = T.c.rank, right = ring_right(r, p), left = ring_left(r, p);
-  Requests rq[2], sq[2];
+  Requests *rq = T.request_sets(), *sq = rq + 2;
   for (int k = 0; k < p; ++k) {
     const bool last = k == p - 1;  // no send: combine into the final result
     const int cur = k % 2, prev = (k + 1) % 2;

@@ -110,7 +110,7 @@ int zcoll_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   if (!comm || count < 0 || (count > 0 && (!recvbuf || !sendbuf))) return ZCOLL_ERR_ARG;
   const size_t n = static_cast<size_t>(count);
   return reduction_call(
-      *comm, ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, n, [&] { return even_blocks(n, comm->size); }, datatype, op, -1,
+      *comm, ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, n, [&]() -> auto& { return even_blocks(n, comm->size, &comm->workspace.counts); }, datatype, op, -1,
       nullptr, count, [&] { return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm->comm); });
 }
 
@@ -123,7 +123,7 @@ int zcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     return ZCOLL_ERR_ARG;
   const size_t n = static_cast<size_t>(count);
   return reduction_call(
-      *comm, ZCOLL_COLL_REDUCE, sendbuf, recvbuf, n, [&] { return even_blocks(n, comm->size); }, datatype, op, root,
+      *comm, ZCOLL_COLL_REDUCE, sendbuf, recvbuf, n, [&]() -> auto& { return even_blocks(n, comm->size, &comm->workspace.counts); }, datatype, op, root,
       nullptr, count, [&] { return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm->comm); });
 }
 
@@ -138,7 +138,12 @@ int zcoll_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
   if ((recvcounts[comm->rank] > 0 && !recvbuf) || (total > 0 && !sendbuf)) return ZCOLL_ERR_ARG;
   return reduction_call(
       *comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, total,
-      [&] { return std::vector<size_t>(recvcounts, recvcounts + comm->size); }, datatype, op, -1, recvcounts, 0,
+      [&]() -> auto& {
+        std::vector<size_t>& counts = comm->workspace.counts;
+        counts.assign(recvcounts, recvcounts + comm->size);
+        return counts;
+      },
+      datatype, op, -1, recvcounts, 0,
       [&] { return MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm->comm); });
 }
 
@@ -148,7 +153,7 @@ int zcoll_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
   const size_t block = static_cast<size_t>(recvcount);
   return reduction_call(
       *comm, ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, block * static_cast<size_t>(comm->size),
-      [&] { return std::vector<size_t>(comm->size, block); }, datatype, op, -1, nullptr, recvcount,
+      [&]() -> auto& { return comm->workspace.uniform_counts(comm->size, block); }, datatype, op, -1, nullptr, recvcount,
       [&] { return MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm->comm); });
 }
 

@@ -6,15 +6,15 @@
 
 namespace zcoll::coll {
 
-void binomial_subtrees(const Transport& T, int root, std::vector<Transfer>* parent, std::vector<Transfer>* children) {
+void binomial_subtrees(const Transport& T, int root, Transfers* parent, Transfers* children) {
   using namespace schedule;
   const int p = T.c.size, v = mod(T.c.rank - root, p);
-  if (v) parent->push_back({mod(binomial_parent(v) + root, p), binomial_subtree_ids(v, p)});
-  for (int kid : binomial_children(v, p)) children->push_back({mod(kid + root, p), binomial_subtree_ids(kid, p)});
+  if (v) parent->add(mod(binomial_parent(v) + root, p), binomial_subtree_ids(v, p));
+  for_each_binomial_child(v, p, [&](int kid) { children->add(mod(kid + root, p), binomial_subtree_ids(kid, p)); });
 }
 
 void binomial_scatter(Transport& T, int root) {
-  std::vector<Transfer> parent, children;
+  Transfers parent, children;
   binomial_subtrees(T, root, &parent, &children);
   T.exchange(parent, children);
 }

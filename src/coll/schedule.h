@@ -5,7 +5,6 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
-#include <vector>
 
 namespace zcoll::coll::schedule {
 
@@ -48,40 +47,42 @@ inline int ring_reduce_received(int r, int p, int k) { return mod(r - k - 2, p);
 inline int pairwise_to(int r, int p, int k) { return mod(r + k, p); }
 inline int pairwise_from(int r, int p, int k) { return mod(r - k, p); }
 
+// Consecutive blocks first, first + 1, ... (count of them, modulo the block count m): what
+// one message set of a tree or Bruck step carries. A range, not a list, so that a schedule
+// allocates nothing (workspace.h).
+struct BlockRange {
+  int first = 0, count = 0;
+  int at(int i, int m) const { return mod(first + i, m); }
+  bool has(int b, int m) const { return mod(b - first, m) < count; }
+  bool operator==(const BlockRange& o) const { return first == o.first && count == o.count; }
+};
+
 // Bruck: in the step of distance d (1, 2, 4, ... < p) rank r holds blocks r .. r + d - 1
 // (mod p) and sends the first min(d, p - d) of them to r - d, receiving those of
 // r + d .. from r + d.
 struct BruckStep {
   int to, from;
-  std::vector<int> sent, received;  // block (= original owner) ids
+  BlockRange sent, received;  // block (= original owner) ids, modulo p
 };
 inline BruckStep bruck_step(int r, int p, int d) {
-  BruckStep s{mod(r - d, p), mod(r + d, p), {}, {}};
-  for (int i = 0; i < std::min(d, p - d); ++i) {
-    s.sent.push_back(mod(r + i, p));
-    s.received.push_back(mod(r + d + i, p));
-  }
-  return s;
+  const int n = std::min(d, p - d);
+  return {mod(r - d, p), mod(r + d, p), {r, n}, {mod(r + d, p), n}};
 }
 
 // Binomial tree over relative ranks v = (rank - root) mod p: v's parent differs in v's
 // lowest set bit; its subtree is v .. v + subtree(v) - 1; its children, largest subtree
 // first, are v + 2^j for 2^j below that bit.
 inline int binomial_subtree(int v, int p) { return v ? std::min(v & -v, p - v) : p; }
-inline std::vector<int> binomial_subtree_ids(int v, int p) {
-  std::vector<int> ids;
-  for (int u = v; u < v + binomial_subtree(v, p); ++u) ids.push_back(u);
-  return ids;
-}
+inline BlockRange binomial_subtree_ids(int v, int p) { return {v, binomial_subtree(v, p)}; }
 inline int binomial_parent(int v) { return v ? v - (v & -v) : -1; }
-inline std::vector<int> binomial_children(int v, int p) {
-  std::vector<int> kids;
+// Calls f(child) for each child of v, largest subtree first.
+template <class F>
+void for_each_binomial_child(int v, int p, F&& f) {
   int limit = v ? (v & -v) : 1;
   if (!v)
     while (limit < p) limit <<= 1;
   for (int m = limit >> 1; m > 0; m >>= 1)
-    if (v + m < p) kids.push_back(v + m);
-  return kids;
+    if (v + m < p) f(v + m);
 }
 
 // Recursive doubling for any p: the first 2 x rem ranks (rem = p - largest power of two

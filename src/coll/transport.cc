@@ -18,30 +18,26 @@ bool Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, 
   // The baseline sends whole blocks (capped so that a message's byte count fits MPI's
   // int); the pipelined paths, pieces of a few chunks.
   const size_t whole_cap = size_t{1} << 28;
-  block_begin.assign(nb + 1, 0);
-  first_piece.assign(nb + 1, 0);
-  block_src.assign(nb, nullptr);
-  block_dst.assign(nb, nullptr);
-  size_t off = 0;
-  for (size_t b = 0; b < nb; ++b) {
-    block_begin[b + 1] = block_begin[b] + counts[b];
-    first_piece[b] = piece_begin.size();
-    const size_t len = cprp2p ? std::min(std::max<size_t>(counts[b], 1), whole_cap) : schedule::piece_values(counts[b], chunk, min_pieces);
-    const size_t block_off = off;
-    for (size_t e = 0; e < counts[b]; e += len) {
-      piece_begin.push_back(block_begin[b] + e);
-      piece_count.push_back(std::min(len, counts[b] - e));
-      piece_block.push_back(static_cast<int>(b));
-      slot.push_back(off);
-      off += piece_cap(piece_count.size() - 1);
+  // f(block, offset in the block, values) for each piece, block by block.
+  auto each_piece = [&](auto&& f) {
+    for (size_t b = 0; b < nb; ++b) {
+      const size_t len = cprp2p ? std::min(std::max<size_t>(counts[b], 1), whole_cap)
+                                : schedule::piece_values(counts[b], chunk, min_pieces);
+      for (size_t e = 0; e < counts[b]; e += len) f(b, e, std::min(len, counts[b] - e));
     }
-    max_block_bytes = std::max(max_block_bytes, off - block_off);
-  }
-  first_piece[nb] = piece_begin.size();
-  region_bytes = off;
-  const size_t npieces = piece_begin.size();
-  stored_len.assign(npieces, 0);
-  unpacked.assign(npieces, false);
+  };
+  // The regions' sizes first, then the tables, which fill the room shared_arena() agreed.
+  size_t npieces = 0, block_bytes = 0, last_block = 0;
+  region_bytes = max_block_bytes = 0;
+  each_piece([&](size_t b, size_t, size_t n) {
+    if (b != last_block) block_bytes = 0;
+    last_block = b;
+    const size_t cap = zcoll_codec_bound(n, dtype);
+    region_bytes += cap;
+    block_bytes += cap;
+    max_block_bytes = std::max(max_block_bytes, block_bytes);
+    ++npieces;
+  });
   // The baseline recompresses forwarded pieces into the send sets (ring allgather).
   if (cprp2p) layout.send_sets = std::max(layout.send_sets, 2);
   // The ring folds this rank's input straight into the partials it receives, so only
@@ -50,13 +46,34 @@ bool Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, 
   const size_t own_bytes = layout.own ? region_bytes : 0;
   const size_t stored_bytes = layout.stored ? region_bytes : 0;
   const size_t sets = static_cast<size_t>(layout.recv_sets + layout.send_sets);
-  // The same size on every rank (the blocks and the layout are agreed).
+  // The same sizes on every rank (the blocks and the layout are agreed).
   int rc = ZCOLL_SUCCESS;
-  uint8_t* a = c.shared_arena(own_bytes + stored_bytes + sets * set_bytes, &rc);
+  uint8_t* a = c.shared_arena(own_bytes + stored_bytes + sets * set_bytes, &rc, std::max<size_t>(npieces, 1));
   if (rc) {
     fail(rc);
     return false;
   }
+  block_begin.assign(nb + 1, 0);
+  first_piece.assign(nb + 1, 0);
+  block_src.assign(nb, nullptr);
+  block_dst.assign(nb, nullptr);
+  piece_begin.clear();
+  piece_count.clear();
+  piece_block.clear();
+  slot.clear();
+  for (size_t b = 0; b < nb; ++b) block_begin[b + 1] = block_begin[b] + counts[b];
+  size_t off = 0, next_block = 0;
+  each_piece([&](size_t b, size_t e, size_t n) {
+    while (next_block <= b) first_piece[next_block++] = piece_begin.size();  // empty blocks: no pieces
+    piece_begin.push_back(block_begin[b] + e);
+    piece_count.push_back(n);
+    piece_block.push_back(static_cast<int>(b));
+    slot.push_back(off);
+    off += piece_cap(piece_count.size() - 1);
+  });
+  while (next_block <= nb) first_piece[next_block++] = npieces;
+  stored_len.assign(npieces, 0);
+  unpacked.assign(npieces, 0);
   own = layout.own ? a : nullptr;
   stored = layout.stored ? a + own_bytes : nullptr;
   uint8_t* next = a + own_bytes + stored_bytes;
@@ -132,9 +149,9 @@ size_t Transport::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
   const double t = now();
   const size_t n = piece_count[i];
   // Always through the scratch: with MPI_IN_PLACE, the dst can be this very input piece.
-  if (values_.size() < n * es) values_.resize(n * es);
-  void* acc = values_.data();
-  int rc = codec::decompress(partial, len, dtype, acc, n, params.threads);
+  if (!grow(w.values, n * es)) return 0;
+  void* acc = w.values.data();
+  int rc = no_throw([&] { return codec::decompress(partial, len, dtype, acc, n, params.threads); });
   const double t_op = now();
   t_decomp += t_op - t;
   if (!rc) {
@@ -144,7 +161,7 @@ size_t Transport::doc_step(const uint8_t* partial, size_t len, size_t i, uint8_t
   const double t_applied = now();
   t_reduce += t_applied - t_op;
   size_t olen = 0;
-  if (!rc && out) rc = codec::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr);
+  if (!rc && out) rc = no_throw([&] { return codec::compress(&params, dtype, acc, n, out, piece_cap(i), &olen, nullptr); });
   if (!rc && !out && n) std::memcpy(piece_dst(i), acc, n * es);
   t_codec += now() - t_applied;
   if (rc) fail(rc);
@@ -244,16 +261,13 @@ void Transport::poll(Requests& sends) {
 // ---------------------------------------------------- block-level exchange
 
 void Transport::ready(size_t i) {
-  if (pending_[i] != MPI_REQUEST_NULL) {  // completed even after an error: no receive is left posted
-    stored_len[i] = wait_one(pending_[i], stored_slot(i));
-    pending_[i] = MPI_REQUEST_NULL;
+  if (w.pending[i] != MPI_REQUEST_NULL) {  // completed even after an error: no receive is left posted
+    stored_len[i] = wait_one(w.pending[i], stored_slot(i));
+    w.pending[i] = MPI_REQUEST_NULL;
     if (cprp2p && !err) {  // the baseline decompresses every piece on arrival
       void* to = piece_dst(i);
-      if (!to) {
-        relay_[i].resize(piece_count[i] * es);
-        to = relay_[i].data();
-      }
-      decompress(stored_slot(i), stored_len[i], i, to);
+      if (!to && grow(relay_[i], piece_count[i] * es)) to = relay_[i].data();
+      if (to) decompress(stored_slot(i), stored_len[i], i, to);
       unpacked[i] = true;
     }
     return;
@@ -265,41 +279,70 @@ void Transport::ready(size_t i) {
 
 void Transport::send_piece(size_t i, int peer, Requests& sends) {
   if (!cprp2p || err) return send_stream(stored_slot(i), stored_len[i], i, peer, sends);
-  outgoing_.emplace_back(piece_cap(i));
-  send_stream(outgoing_.back().data(), compress_values(values_of(i), i, outgoing_.back().data()), i, peer, sends);
+  uint8_t* s = nullptr;
+  try {
+    s = outgoing_.emplace_back(piece_cap(i)).data();
+  } catch (const std::bad_alloc&) {
+    fail(ZCOLL_ERR_NO_MEMORY);
+  }
+  send_stream(s, s ? compress_values(values_of(i), i, s) : 0, i, peer, sends);
 }
 
-void Transport::exchange(const std::vector<Transfer>& recvs, const std::vector<Transfer>& sends) {
+bool Transport::grow(std::vector<uint8_t>& v, size_t n) {
+  try {
+    if (v.size() < n) v.resize(n);
+    return true;
+  } catch (const std::bad_alloc&) {
+    fail(ZCOLL_ERR_NO_MEMORY);
+    return false;
+  }
+}
+
+void Transport::exchange(const Transfers& recvs, const Transfers& sends) {
   const size_t n = piece_begin.size();
-  pending_.assign(n, MPI_REQUEST_NULL);
-  if (cprp2p) relay_.resize(n);
+  const int m = static_cast<int>(nblocks());
+  std::vector<MPI_Request>& pending = w.pending;
+  pending.assign(n, MPI_REQUEST_NULL);
+  if (cprp2p) {
+    try {
+      relay_.resize(n);
+    } catch (const std::bad_alloc&) {
+      fail(ZCOLL_ERR_NO_MEMORY);  // ready() then decompresses nothing; notices go out
+    }
+  }
   for (const Transfer& t : recvs)
-    for (int b : t.blocks)
+    for (int k = 0; k < t.blocks.count; ++k) {
+      const int b = t.blocks.at(k, m);
       for (size_t i = first_piece[b]; i < first_piece[b + 1]; ++i) {
-        if (MPI_Irecv(stored_slot(i), static_cast<int>(piece_cap(i)), MPI_BYTE, t.peer, kTag, c.comm, &pending_[i]) !=
+        if (MPI_Irecv(stored_slot(i), static_cast<int>(piece_cap(i)), MPI_BYTE, t.peer, kTag, c.comm, &pending[i]) !=
             MPI_SUCCESS) {
-          pending_[i] = MPI_REQUEST_NULL;
+          pending[i] = MPI_REQUEST_NULL;
           fail(ZCOLL_ERR_MPI);
         }
         stored_len[i] = 0;
       }
+    }
   // Each piece goes to every peer that wants it as soon as it is ready, before this
   // rank spends time unpacking it.
-  Requests out;
-  std::vector<bool> sent(n, false);
+  Requests& out = w.sets[Workspace::kSets - 1];
+  out.clear();
+  std::vector<uint8_t>& sent = w.sent;
+  sent.assign(n, 0);
   for (const Transfer& t : sends)
-    for (int b : t.blocks)
+    for (int k = 0; k < t.blocks.count; ++k) {
+      const int b = t.blocks.at(k, m);
       for (size_t i = first_piece[b]; i < first_piece[b + 1]; ++i) {
         if (sent[i]) continue;
-        sent[i] = true;
+        sent[i] = 1;
         ready(i);
         for (const Transfer& u : sends)
-          if (std::find(u.blocks.begin(), u.blocks.end(), b) != u.blocks.end()) send_piece(i, u.peer, out);
+          if (u.blocks.has(b, m)) send_piece(i, u.peer, out);
         poll(out);
         unpack(i);
       }
+    }
   for (size_t i = 0; i < n; ++i)
-    if (pending_[i] != MPI_REQUEST_NULL) {
+    if (pending[i] != MPI_REQUEST_NULL) {
       ready(i);
       unpack(i);
     }

@@ -14,7 +14,10 @@
 // Errors: after a failure a rank keeps the schedule going, sending an error notice (a
 // 4-byte message carrying its zcoll code; no stream is that short) instead of each
 // piece, so every rank runs to the end and nobody waits forever; finish() then gives
-// every rank the same code.
+// every rank the same code. The tables of blocks and pieces and the request lists live in
+// the communicator's workspace (workspace.h), reserved with the arena, so a schedule
+// allocates none of them once the ranks agreed; what it does allocate (a codec's tables,
+// DOC's and CPRP2P's buffers of values) fails into such a notice.
 //
 // Buffers live in the communicator's arena, each a region with one slot per piece at
 // the piece's worst-case compressed size (only written bytes are touched):
@@ -27,33 +30,33 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <new>
 #include <vector>
 
 #include "codec/stream.h"
 #include "coll/schedule.h"
 #include "coll/select.h"
+#include "coll/workspace.h"
 #include "common/comm.h"
 #include "common/mpi_util.h"
 
 namespace zcoll::coll {
 
 inline constexpr int kTag = 7301;
-// Requests of one set of messages; for receives, where each one lands (a notice's code
-// is read there).
-struct Requests {
-  std::vector<MPI_Request> req;
-  std::vector<uint8_t*> buf;
-  void clear() {
-    req.clear();
-    buf.clear();
-  }
-};
-
-// A block list to receive from, or send to, one peer (tree and Bruck schedules).
+// The blocks to receive from, or send to, one peer (tree and Bruck schedules): a range of
+// blocks (schedule::BlockRange), so that a schedule allocates nothing.
 struct Transfer {
   int peer;
-  std::vector<int> blocks;
+  schedule::BlockRange blocks;
+};
+// A rank's transfers of one exchange: a parent, or its children in a binomial tree (at most
+// ceil(log2 p) < 32 of them), or one Bruck peer.
+struct Transfers {
+  Transfer item[32];
+  int n = 0;
+  void add(int peer, schedule::BlockRange blocks) { item[n++] = {peer, blocks}; }
+  const Transfer* begin() const { return item; }
+  const Transfer* end() const { return item + n; }
 };
 
 struct Transport {
@@ -65,20 +68,24 @@ struct Transport {
   bool cprp2p = false;       // the baseline policy (see above)
   zcoll_codec_params params; // ABS, the per-input bound
 
+  // The tables below live in the communicator's workspace (workspace.h), reused across calls.
+  Workspace& w;
   // Blocks and pieces, in elements of the collective's vector.
-  std::vector<size_t> block_begin;  // nblocks + 1
-  std::vector<size_t> first_piece;  // nblocks + 1: block b's pieces are [first_piece[b], first_piece[b+1])
-  std::vector<size_t> piece_begin, piece_count, slot;  // slot: the piece's offset in a region
-  std::vector<int> piece_block;
+  std::vector<size_t>& block_begin = w.block_begin;  // nblocks + 1
+  std::vector<size_t>& first_piece = w.first_piece;  // nblocks + 1: block b's pieces are [first_piece[b], first_piece[b+1])
+  std::vector<size_t>& piece_begin = w.piece_begin;
+  std::vector<size_t>& piece_count = w.piece_count;
+  std::vector<size_t>& slot = w.slot;  // the piece's offset in a region
+  std::vector<int>& piece_block = w.piece_block;
   // Where block b's values are on this rank (src: it has them from the start; dst: they
   // must end up there). Unset when the rank only forwards the block.
-  std::vector<const void*> block_src;
-  std::vector<void*> block_dst;
+  std::vector<const void*>& block_src = w.block_src;
+  std::vector<void*>& block_dst = w.block_dst;
   size_t region_bytes = 0, max_block_bytes = 0;
 
   uint8_t *own = nullptr, *stored = nullptr, *recv[2] = {nullptr, nullptr}, *send[2] = {nullptr, nullptr};
-  std::vector<size_t> stored_len;  // 0: the piece is not in stored (yet)
-  std::vector<bool> unpacked;      // the piece's values are at its dst (or, CPRP2P, in relay)
+  std::vector<size_t>& stored_len = w.stored_len;  // 0: the piece is not in stored (yet)
+  std::vector<uint8_t>& unpacked = w.unpacked;     // the piece's values are at its dst (or, CPRP2P, in relay)
 
   int err = ZCOLL_SUCCESS;  // first error on this rank (data keeps moving; see above)
   int32_t notice = 0;       // what error notices carry: err, kept here while sends are in flight
@@ -88,7 +95,7 @@ struct Transport {
   // Runs the chosen schedule: the choice sets the policy and what the statistics report.
   Transport(zcoll_comm_s& comm, zcoll_dtype dt, const Choice& choice, int combine_op = codec::kCombineSum)
       : c(comm), dtype(dt), es(codec::element_size(dt)), op(combine_op), cprp2p(choice.cprp2p),
-        algorithm_(choice.reported()) {
+        w(comm.workspace), algorithm_(choice.reported()) {
     if (c.debug_fail) fail(c.debug_fail);
   }
 
@@ -182,19 +189,35 @@ struct Transport {
   // piece by piece in the order given (compressing this rank's own blocks at their
   // first send, forwarding received pieces as soon as they arrive, and unpacking each
   // kept piece right after its sends), then completes the remaining receives.
-  void exchange(const std::vector<Transfer>& recvs, const std::vector<Transfer>& sends);
+  void exchange(const Transfers& recvs, const Transfers& sends);
+  // The workspace's four request sets (a schedule's receive and send sets), emptied.
+  Requests* request_sets() {
+    for (int k = 0; k + 1 < Workspace::kSets; ++k) w.sets[k].clear();
+    return w.sets;
+  }
 
   void fail(int code) {
     if (!err) err = notice = code;
   }
 
  private:
+  // f() -> zcoll code, with a failed allocation inside (the codec's per-call tables) as
+  // ZCOLL_ERR_NO_MEMORY: it must reach the other ranks as a notice, not as an exception
+  // that leaves them waiting.
+  template <class F>
+  static int no_throw(F&& f) {
+    try {
+      return f();
+    } catch (const std::bad_alloc&) {
+      return ZCOLL_ERR_NO_MEMORY;
+    }
+  }
   // Runs a codec operation f() -> zcoll code, its time added to `clock`; the error, if
   // any, becomes this rank's. Returns the code.
   template <class F>
   int timed(double& clock, F&& f) {
     const double t = now();
-    const int rc = f();
+    const int rc = no_throw(f);
     clock += now() - t;
     if (rc) fail(rc);
     return rc;
@@ -204,10 +227,14 @@ struct Transport {
   // Makes stored piece i available: waits for its receive, or compresses this rank's
   // own values (the first time).
   void ready(size_t i);
-  std::vector<MPI_Request> pending_;               // exchange(): receive by piece
+  // Buffers of a piece's values or stream, allocated as the schedule goes: a failure is
+  // this rank's error (ZCOLL_ERR_NO_MEMORY), carried by its notices like a codec's.
   std::vector<std::vector<uint8_t>> relay_;        // CPRP2P: values of pieces only passed on
-  std::deque<std::vector<uint8_t>> outgoing_;      // CPRP2P: streams of sends in flight
-  std::vector<uint8_t> values_;                    // doc_step's piece of values
+  // CPRP2P: streams of sends in flight (a stream's bytes stay put when the list grows: moving
+  // a vector keeps its buffer). Not a deque, whose constructor allocates.
+  std::vector<std::vector<uint8_t>> outgoing_;
+  // v with n bytes at least, or false after this rank's ZCOLL_ERR_NO_MEMORY.
+  bool grow(std::vector<uint8_t>& v, size_t n);
   int algorithm_;                                  // what zcoll_stats reports
 };
 

@@ -4,6 +4,7 @@
 #include "common/comm.h"
 #include "common/host_cores.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <climits>
 #include <cmath>
@@ -24,22 +25,30 @@
 zcoll_comm_s::zcoll_comm_s() = default;
 zcoll_comm_s::~zcoll_comm_s() = default;
 
-uint8_t* zcoll_comm_s::shared_arena(size_t bytes, int* rc) {
+uint8_t* zcoll_comm_s::shared_arena(size_t bytes, int* rc, size_t pieces) {
   *rc = ZCOLL_SUCCESS;
-  if (bytes <= arena_agreed) return arena.get();
+  if (bytes <= arena_agreed && pieces <= pieces_agreed) return arena.get();
   uint8_t* w = nullptr;
+  bool ok = true;
   try {
-    w = reserve_arena(bytes);
+    w = reserve_arena(bytes);  // nullptr for 0 bytes on a fresh communicator
+    if (pieces > pieces_agreed) {
+      // A block exchange sends a piece to each child of a binomial tree's root at once.
+      size_t fanout = 1;
+      while ((size_t{1} << fanout) < static_cast<size_t>(size)) ++fanout;
+      workspace.reserve(static_cast<size_t>(size), pieces, fanout);
+    }
   } catch (const std::bad_alloc&) {
-    w = nullptr;
+    ok = false;
   }
-  int v[2] = {w ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY, w ? -1 : rank};  // the code, a rank that failed
+  int v[2] = {ok ? ZCOLL_SUCCESS : ZCOLL_ERR_NO_MEMORY, ok ? -1 : rank};  // the code, a rank that failed
   if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) v[0] = ZCOLL_ERR_MPI;
   else if (v[0])
     zcoll::set_error_detail("rank %d could not allocate %zu bytes for a collective's buffers (out of memory)", v[1],
                             bytes);
   *rc = v[0];
-  arena_agreed = v[0] ? 0 : bytes;
+  arena_agreed = v[0] ? 0 : std::max(bytes, arena_agreed);
+  pieces_agreed = v[0] ? 0 : std::max(pieces, pieces_agreed);
   return v[0] ? nullptr : w;
 }
 

@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "coll/workspace.h"
 #include "common/topology.h"
 #include "p2p/staging_pool.h"
 
@@ -52,6 +53,10 @@ struct zcoll_comm_s {
   // agreements that can carry a failed reservation (shared_arena's, the call's) set it to 0
   // on every rank when they report a failure: that rank has no arena left (reserve_arena).
   size_t arena_agreed = 0;
+  // The transport's tables and request lists (coll/workspace.h), reused across calls, and
+  // the pieces every rank's workspace is known to hold room for (agreed with the arena).
+  zcoll::coll::Workspace workspace;
+  size_t pieces_agreed = 0;
 
   zcoll_comm_s();
   ~zcoll_comm_s();
@@ -70,10 +75,12 @@ struct zcoll_comm_s {
     return arena.get();
   }
   // `bytes` of the arena on every rank, or nullptr and *rc (the worst outcome) on every
-  // rank, before any data moves. bytes must be the same on every rank: the ranks agree (one
-  // MPI_Allreduce over comm) only when it passes arena_agreed, in a communicator's first
-  // call of a size and when a larger one comes.
-  uint8_t* shared_arena(size_t bytes, int* rc);
+  // rank, before any data moves; with pieces > 0, also room in the workspace for a
+  // schedule of that many pieces (the transport's). bytes and pieces must be the same on
+  // every rank: the ranks agree (one MPI_Allreduce over comm) only when one of them passes
+  // what was agreed before, in a communicator's first call of a size and when a larger one
+  // comes.
+  uint8_t* shared_arena(size_t bytes, int* rc, size_t pieces = 0);
   void record_plain() {
     last = zcoll_stats{};
     last.algorithm = ZCOLL_ALGO_MPI;

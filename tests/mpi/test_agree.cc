@@ -19,19 +19,58 @@
 //           communicator made without the hook then succeeds.
 // codes_arena  ZCOLL_DEBUG_FAIL=<rank>:arena: one rank's work buffer cannot grow (out of
 //           memory before any data moves): ZCOLL_ERR_NO_MEMORY everywhere, no hang.
+// codes_alloc  this program's operator new throws std::bad_alloc at the k-th allocation of
+//           one rank within one call, for every k the call makes, in a communicator's first
+//           call (the schedule's buffers are reserved) and in a later one of the same size
+//           (steady state): ZCOLL_ERR_NO_MEMORY on every rank, no hang, and the same
+//           communicator works afterwards.
 // The cases are one table (kCases: collective, algorithms, ways to make it disagree).
 // Every zcoll call runs under a Watchdog: a hang ends the program with a message.
 #include <zcoll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "mpi_check.h"
+
+// The allocations made inside zcoll calls (operator new is replaced for the whole process;
+// g_in_call is set around each call), so that codes_alloc can make one of them fail: with
+// g_fail_at = k > 0, the k-th after g_allocs was zeroed throws std::bad_alloc.
+static std::atomic<long> g_allocs{0}, g_fail_at{0};
+static std::atomic<bool> g_thrown{false}, g_in_call{false};
+static long g_failed_calls[2];  // codes_alloc's calls with no allocation failed, with one
+static void* counted_new(size_t n) {
+  if (g_in_call && ++g_allocs == g_fail_at.load()) {
+    g_thrown = true;
+    throw std::bad_alloc();
+  }
+  if (void* q = std::malloc(n ? n : 1)) return q;
+  throw std::bad_alloc();
+}
+void* operator new(size_t n) { return counted_new(n); }
+void* operator new[](size_t n) { return counted_new(n); }
+static void* counted_new(size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted_new(n);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new(size_t n, const std::nothrow_t& t) noexcept { return counted_new(n, t); }
+void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return counted_new(n, t); }
+void operator delete(void* q, const std::nothrow_t&) noexcept { std::free(q); }
+void operator delete[](void* q, const std::nothrow_t&) noexcept { std::free(q); }
+void operator delete(void* q) noexcept { std::free(q); }
+void operator delete[](void* q) noexcept { std::free(q); }
+void operator delete(void* q, size_t) noexcept { std::free(q); }
+void operator delete[](void* q, size_t) noexcept { std::free(q); }
 
 // Implemented with issue 21; weak so that this program links (and fails its checks)
 // against a library that does not have it yet.
@@ -264,6 +303,10 @@ int call(Coll c, const Shape& s, Buffers& b, zcoll_comm zc) {
   void *in = b.send.data(), *out = b.recv.data();
   const std::string what = ctx();
   Watchdog w(what.c_str(), kCallSeconds);
+  struct InCall {
+    InCall() { g_in_call = true; }
+    ~InCall() { g_in_call = false; }
+  } in_call;
   switch (c) {
     case kAllreduce: return zcoll_allreduce(in, out, s.count, s.type, s.op, zc);
     case kReduce: return zcoll_reduce(in, out, s.count, s.type, s.op, s.root, zc);
@@ -463,6 +506,65 @@ void section_codes_arena() {
   arena_under_the_model();
 }
 
+// One call of c in which rank `failing`'s k-th allocation throws (k = 0: none does; then
+// returns how many the call made there). Every rank must return ZCOLL_ERR_NO_MEMORY if the
+// allocation was reached, ZCOLL_SUCCESS if not.
+long call_failing(const Case& cs, int failing, long k, Buffers& b, zcoll_comm zc) {
+  const bool armed = g_rank == failing;
+  g_thrown = false;
+  if (armed) {
+    g_fail_at = k;
+    g_allocs = 0;
+  }
+  const int rc = call(cs.coll, agreed(cs.coll), b, zc);
+  long made = g_allocs;
+  g_fail_at = 0;
+  int thrown = armed && g_thrown, lo = rc, hi = rc;
+  MPI_Allreduce(MPI_IN_PLACE, &thrown, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Bcast(&made, 1, MPI_LONG, failing, MPI_COMM_WORLD);
+  EXPECT(lo == hi, "the ranks returned different codes, %d to %d", lo, hi);
+  EXPECT_RC(rc, thrown ? ZCOLL_ERR_NO_MEMORY : ZCOLL_SUCCESS);
+  ++g_failed_calls[thrown];
+  return made;
+}
+
+// Every collective and algorithm; the failing rank and the bound (ABS, REL) take turns.
+// First calls on a fresh communicator each (its buffers are reserved there), then calls
+// after one of the same size (nothing left to reserve); after each, the same communicator
+// must give the right result.
+void section_codes_alloc() {
+  Buffers b;
+  int turn = 0;
+  for (const Case& cs : kCases)
+    for (int algo : cs.algos) {
+      const zcoll_config cfg = base_config(algo, turn % 2 ? ZCOLL_EB_REL : ZCOLL_EB_ABS);
+      const int failing = turn++ % 2 ? 0 : g_size - 1;
+      Ctx cx("%s, algorithm %d, rank %d's allocations", kCollName[cs.coll], algo, failing);
+      for (const bool first : {true, false}) {
+        zcoll_comm zc = make(cfg);
+        if (!first) expect_usable(cs.coll, zc, cfg, b, "before");
+        const long made = call_failing(cs, failing, 0, b, zc);
+        release(zc);
+        if (g_rank == 0)
+          std::printf("codes_alloc: %s, algorithm %s, rank %d: %ld allocations in a %s call\n", kCollName[cs.coll],
+                      zcoll_algorithm_name(algo), failing, made, first ? "first" : "later");
+        for (long k = 1; k <= made; ++k) {
+          Ctx c1("%s call, allocation %ld of %ld fails", first ? "a first" : "a later", k, made);
+          zc = make(cfg);
+          if (!first) expect_usable(cs.coll, zc, cfg, b, "before");
+          call_failing(cs, failing, k, b, zc);
+          expect_usable(cs.coll, zc, cfg, b, "afterwards on the same communicator");
+          release(zc);
+        }
+      }
+    }
+  if (g_rank == 0)
+    std::printf("codes_alloc: %ld calls with an allocation failed on one rank, %ld with none\n", g_failed_calls[1],
+                g_failed_calls[0]);
+}
+
 const Section kSections[] = {
     {"settings", section_settings},
     {"args_reduce", section_args_reduce},
@@ -470,6 +572,7 @@ const Section kSections[] = {
     {"codes_corrupt", section_codes_corrupt},
     {"codes_nomem", section_codes_nomem},
     {"codes_arena", section_codes_arena},
+    {"codes_alloc", section_codes_alloc},
 };
 
 }  // namespace
