@@ -497,13 +497,12 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * ZCOLL_ERR_NO_MEMORY, and zcoll_error_detail() names that rank (one small MPI_Allreduce,
  * made in a communicator's first call of a size and when the buffer must grow; never when
  * the buffer it has is large enough). A failure before the call's agreement (in AUTO's
- * sample) is named the same way. In the flat schedules (every algorithm but the
- * node-aware ones) an allocation that fails on one rank anywhere in a call is
- * ZCOLL_ERR_NO_MEMORY on every rank, never a hang: their piece tables and request lists
- * are reserved with the work buffer and kept with the communicator, and what is
- * allocated while the schedule runs (the codec's tables, DOC's piece of values, CPRP2P's
- * copies) fails into the error notices above. The node-aware collectives' own small
- * arrays (their node and rail counts) are allocated in the call without that guarantee.
+ * sample) is named the same way. An allocation that fails on one rank anywhere in a
+ * compressed or node-aware call is ZCOLL_ERR_NO_MEMORY on every rank, never a hang: the
+ * schedules' piece tables and request lists are reserved with the work buffer, and their
+ * per-rank and per-node arrays before the call's agreement, all kept with the
+ * communicator; what is allocated while a schedule runs (the codec's tables, DOC's piece
+ * of values, CPRP2P's copies) fails into the error notices above.
  *
  * Observations, documented rather than changed: -0.0 becomes +0.0 when it is quantized
  * (its sign survives only where the codec stores the value exactly); NaN in MIN/MAX
@@ -551,7 +550,8 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  *   outstanding send (two blocks' worst case in the ring allgather). Kept with the
  *   communicator as well: the schedule's tables and request lists, about 100 bytes per
  *   piece of 65,536 values (16 more per tree child of the root in bcast, scatter and
- *   gather), and three arrays of one word per rank.
+ *   gather), and three arrays of one word per rank (eleven on a communicator with nodes,
+ *   for the node-aware collectives).
  */
 /*
  * Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL; allreduce, reduce, bcast, allgather,

@@ -12,14 +12,14 @@
 
 namespace zcoll::coll {
 
-int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const std::vector<int>& counts,
-                          const std::vector<size_t>& displs, MPI_Datatype type, size_t es, size_t int_limit) {
-  const int m = static_cast<int>(counts.size());
+int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const int* counts, const size_t* displs,
+                          MPI_Datatype type, size_t es, std::vector<int>* int_displs, size_t int_limit) {
+  const int m = rail.size;
   bool fits = true;
-  for (size_t d : displs) fits = fits && d <= int_limit;
+  for (int i = 0; i < m; ++i) fits = fits && displs[i] <= int_limit;
   if (fits) {
-    const std::vector<int> ds(displs.begin(), displs.end());
-    return mpi_rc(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recvbuf, counts.data(), ds.data(), type,
+    int_displs->assign(displs, displs + m);
+    return mpi_rc(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recvbuf, counts, int_displs->data(), type,
                                  rail.comm));
   }
   int rc = MPI_SUCCESS;
@@ -35,41 +35,53 @@ int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
   if (!rail) return rc;
   const Topology& t = c.topo;
   const int m = t.nodes, k = t.node_size, j = t.node_rank;
-  // rail_counts[jj][i], rail_displs[jj][i]: the block of the rank at (node i, node rank jj).
-  std::vector<std::vector<int>> rail_counts(k, std::vector<int>(m));
-  std::vector<std::vector<size_t>> rail_displs(k, std::vector<size_t>(m));
-  std::vector<int> seen(m, 0);  // node_comm orders a node's ranks by rank
+  const size_t p = t.node_of.size();  // m x k
+  Workspace& w = c.workspace;
+  // rail_counts[jj * m + i], rail_displs[jj * m + i]: the block of the rank at (node i, node
+  // rank jj); rail_counts + jj * m: node rank jj's rail's blocks.
+  std::vector<int>& rail_counts = w.node_ints[0];
+  std::vector<size_t>& rail_displs = w.node_sizes[0];
+  std::vector<int>& seen = w.node_ints[1];  // node_comm orders a node's ranks by rank
+  rail_counts.assign(p, 0);
+  rail_displs.assign(p, 0);
+  seen.assign(static_cast<size_t>(m), 0);
   long long total = 0;
-  for (size_t r = 0; r < t.node_of.size(); ++r) {
+  for (size_t r = 0; r < p; ++r) {
     const int i = t.node_of[r], jj = seen[i]++;
-    rail_counts[jj][i] = counts[r];
-    rail_displs[jj][i] = displs[r];
+    rail_counts[static_cast<size_t>(jj) * m + i] = counts[r];
+    rail_displs[static_cast<size_t>(jj) * m + i] = displs[r];
     total += counts[r];
   }
+  const int* my_counts = rail_counts.data() + static_cast<size_t>(j) * m;
+  const size_t* my_displs = rail_displs.data() + static_cast<size_t>(j) * m;
   rail->call_start = now();
   size_t rail_total = 0;
-  for (int i = 0; i < m; ++i) rail_total += static_cast<size_t>(rail_counts[j][i]);
+  for (int i = 0; i < m; ++i) rail_total += static_cast<size_t>(my_counts[i]);
   const MPI_Datatype type = mpi_type(dt);
   const size_t es = codec::element_size(dt);
   if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
-    rc = plain_rail_allgatherv(*rail, recvbuf, rail_counts[j], rail_displs[j], type, es);
+    rc = plain_rail_allgatherv(*rail, recvbuf, my_counts, my_displs, type, es, &w.node_ints[2]);
     rail->record_plain();
   } else {
     const Choice ch = table_choice(*rail, ZCOLL_COLL_ALLGATHER, rail_total * es / static_cast<size_t>(m));
-    rc = allgather_engine(*rail, dt, eb, ch, recvbuf, rail_counts[j].data(), rail_displs[j].data());
+    rc = allgather_engine(*rail, dt, eb, ch, recvbuf, my_counts, my_displs);
   }
   if (total > 0) {  // total is the same everywhere: nothing to move, and recvbuf may be NULL
     // Byte displacements (MPI_Aint): a node's blocks may lie beyond INT_MAX elements.
-    std::vector<MPI_Datatype> types(k, MPI_DATATYPE_NULL);
-    std::vector<MPI_Aint> bytes(m);
+    std::vector<MPI_Datatype>& types = w.node_types;
+    std::vector<MPI_Aint>& bytes = w.node_bytes;
+    std::vector<MPI_Request>& reqs = w.node_reqs;
+    types.assign(static_cast<size_t>(k), MPI_DATATYPE_NULL);
+    bytes.resize(static_cast<size_t>(m));
+    reqs.clear();
     int trc = ZCOLL_SUCCESS;
     for (int jj = 0; jj < k; ++jj) {
-      for (int i = 0; i < m; ++i) bytes[i] = static_cast<MPI_Aint>(rail_displs[jj][i] * es);
-      if (MPI_Type_create_hindexed(m, rail_counts[jj].data(), bytes.data(), type, &types[jj]) != MPI_SUCCESS ||
+      const size_t row = static_cast<size_t>(jj) * m;
+      for (int i = 0; i < m; ++i) bytes[i] = static_cast<MPI_Aint>(rail_displs[row + i] * es);
+      if (MPI_Type_create_hindexed(m, rail_counts.data() + row, bytes.data(), type, &types[jj]) != MPI_SUCCESS ||
           MPI_Type_commit(&types[jj]) != MPI_SUCCESS)
         trc = ZCOLL_ERR_MPI;
     }
-    std::vector<MPI_Request> reqs;
     for (int jj = 0; jj < k && !trc; ++jj) {
       if (jj == j) continue;
       reqs.push_back(MPI_REQUEST_NULL);

@@ -25,8 +25,8 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
   const Topology& t = c.topo;
   const MPI_Datatype type = mpi_type(dt);
   const size_t es = codec::element_size(dt);
-  std::vector<int> counts, displs;
-  node_slices(count, t.node_size, &counts, &displs);
+  node_slices(count, t.node_size, c.workspace);
+  const std::vector<int>&counts = c.workspace.node_ints[0], &displs = c.workspace.node_ints[1];
   const int j = t.node_rank;
   const size_t n = static_cast<size_t>(counts[j]);
   const bool plain = schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL;
@@ -62,7 +62,7 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
     rail->record_plain();
   } else {
     rail_rc = reduction_engine(*rail, collective, dt, eb, table_choice(*rail, collective, n * es), slice, slice,
-                               even_blocks(n, static_cast<size_t>(rail->size)), op, root_node);
+                               even_blocks(n, static_cast<size_t>(rail->size), &rail->workspace.counts), op, root_node);
   }
   if (!rc) rc = rail_rc;
   if (root < 0) return node_allgather_and_finish(c, schedule, *rail, rc, dt, out, counts, displs);

@@ -15,8 +15,8 @@ int hierarchical_bcast(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb,
   if (!rail) return rc;
   const Topology& t = c.topo;
   const MPI_Datatype type = mpi_type(dt);
-  std::vector<int> counts, displs;
-  node_slices(count, t.node_size, &counts, &displs);
+  node_slices(count, t.node_size, c.workspace);
+  const std::vector<int>&counts = c.workspace.node_ints[0], &displs = c.workspace.node_ints[1];
   const int j = t.node_rank, root_node = t.node_of[static_cast<size_t>(root)];
   void* slice = at(buffer, static_cast<size_t>(displs[j]), codec::element_size(dt));
   if (t.node == root_node) {

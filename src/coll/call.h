@@ -118,7 +118,7 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
       // Whatever this rank allocates before the agreement, the agreement reports a failure
       // of: past it, a rank that stopped would leave the others waiting (workspace.h).
       try {
-        c.workspace.reserve_ranks(static_cast<size_t>(c.size));
+        c.workspace.reserve_ranks(static_cast<size_t>(c.size), c.topo.hierarchical());
         if (float_type(type, &dt) && op != kUnsupportedOp) {
           a.kind = dt;
           describe(dt, a);

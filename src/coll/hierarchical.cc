@@ -25,8 +25,14 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
   int local = mpi_rc(MPI_Comm_dup(c.topo.rail_comm, &dup));
   std::unique_ptr<zcoll_comm_s> r;
   if (!local) {
-    r.reset(new (std::nothrow) zcoll_comm_s);
-    if (!r) local = ZCOLL_ERR_NO_MEMORY;
+    try {
+      r.reset(new zcoll_comm_s);
+      int size = 1;
+      MPI_Comm_size(dup, &size);
+      r->workspace.reserve_ranks(static_cast<size_t>(size), false);  // the rail's engines' arrays
+    } catch (const std::bad_alloc&) {
+      local = ZCOLL_ERR_NO_MEMORY;
+    }
   }
   int worst = local;
   if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, c.comm) != MPI_SUCCESS) worst = ZCOLL_ERR_MPI;
@@ -71,11 +77,12 @@ int node_allgather_and_finish(zcoll_comm_s& c, int schedule, const zcoll_comm_s&
   return finish_hierarchical(c, schedule, rail, rc ? rc : grc);
 }
 
-void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs) {
-  const std::vector<size_t> sizes = even_blocks(count, static_cast<size_t>(node_size));
-  counts->assign(sizes.begin(), sizes.end());
-  displs->assign(sizes.size(), 0);
-  for (size_t j = 1; j < sizes.size(); ++j) (*displs)[j] = (*displs)[j - 1] + (*counts)[j - 1];
+void node_slices(size_t count, int node_size, Workspace& w) {
+  const std::vector<size_t>& sizes = even_blocks(count, static_cast<size_t>(node_size), &w.node_sizes[0]);
+  std::vector<int>&counts = w.node_ints[0], &displs = w.node_ints[1];
+  counts.assign(sizes.begin(), sizes.end());
+  displs.assign(sizes.size(), 0);
+  for (size_t j = 1; j < sizes.size(); ++j) displs[j] = displs[j - 1] + counts[j - 1];
 }
 
 int node_rank_of(const Topology& t, int rank) {

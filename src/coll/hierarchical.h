@@ -44,14 +44,15 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
 // at displs[i]) from rail rank i to all. MPI_Allgatherv where every displacement is at most
 // int_limit (its displacements are ints), else one MPI_Bcast per block. int_limit is
 // INT_MAX but in tests of the second way.
-int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const std::vector<int>& counts,
-                          const std::vector<size_t>& displs, MPI_Datatype type, size_t es,
-                          size_t int_limit = INT_MAX);
+// int_displs: room for the rail's size of ints.
+int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const int* counts, const size_t* displs,
+                          MPI_Datatype type, size_t es, std::vector<int>* int_displs, size_t int_limit = INT_MAX);
 
 // What the three share (hierarchical.cc).
 // The zcoll communicator of this rank's rail: made by the first node-aware call
 // (collective over c.comm; every rank makes that call), kept until zcoll_comm_free.
-// nullptr and *rc set when making it failed on any rank.
+// nullptr and *rc set when making it failed on any rank. Its per-rank arrays (Workspace) are
+// reserved there.
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc);
 // The rail stage's statistics as the call's (algorithm: schedule), and the call's outcome
 // on every rank of c.comm: the worst of rc over all ranks.
@@ -60,8 +61,9 @@ int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail,
 // (plain MPI_Allgatherv in place on node_comm), then finish_hierarchical.
 int node_allgather_and_finish(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc, zcoll_dtype dt,
                               void* buf, const std::vector<int>& counts, const std::vector<int>& displs);
-// count elements in node_size slices (even_blocks), as MPI's int counts and displacements.
-void node_slices(size_t count, int node_size, std::vector<int>* counts, std::vector<int>* displs);
+// count elements in node_size slices (even_blocks), as MPI's int counts and displacements:
+// w.node_ints[0] and [1] (w.node_sizes[0] used on the way).
+void node_slices(size_t count, int node_size, Workspace& w);
 // A rank's rank inside its node.
 int node_rank_of(const Topology& t, int rank);
 

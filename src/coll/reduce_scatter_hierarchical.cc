@@ -28,9 +28,13 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   const Topology& t = c.topo;
   const int p = c.size, m = t.nodes, k = t.node_size, j = t.node_rank;
   const size_t es = codec::element_size(dt);
+  Workspace& w = c.workspace;
   // rank_at[i * k + jj]: the rank at node i, node rank jj (node_comm orders by rank).
-  std::vector<int> rank_at(static_cast<size_t>(p)), seen(static_cast<size_t>(m), 0);
-  std::vector<size_t> begin(static_cast<size_t>(p) + 1, 0);
+  std::vector<int>&rank_at = w.node_ints[0], &seen = w.node_ints[1];
+  std::vector<size_t>& begin = w.node_sizes[0];
+  rank_at.assign(static_cast<size_t>(p), 0);
+  seen.assign(static_cast<size_t>(m), 0);
+  begin.assign(static_cast<size_t>(p) + 1, 0);
   for (int r = 0; r < p; ++r) {
     const int i = t.node_of[static_cast<size_t>(r)];
     rank_at[static_cast<size_t>(i) * k + seen[static_cast<size_t>(i)]++] = r;
@@ -38,7 +42,8 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   }
   // What node rank jj receives from the node stage: its blocks of every node.
   auto count_at = [&](int i, int jj) { return counts[static_cast<size_t>(rank_at[static_cast<size_t>(i) * k + jj])]; };
-  std::vector<size_t> slice_len(static_cast<size_t>(k), 0);
+  std::vector<size_t>& slice_len = w.node_sizes[1];
+  slice_len.assign(static_cast<size_t>(k), 0);
   for (int jj = 0; jj < k; ++jj)
     for (int i = 0; i < m; ++i) slice_len[static_cast<size_t>(jj)] += count_at(i, jj);
   // MPI_Reduce_scatter's counts are ints; the same on every rank (the counts are agreed).
@@ -46,7 +51,8 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   for (size_t s : slice_len) fits = fits && s <= static_cast<size_t>(INT_MAX);
   if (!fits) {
     if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
-      std::vector<int> ic(counts.begin(), counts.end());
+      std::vector<int>& ic = w.node_ints[2];
+      ic.assign(counts.begin(), counts.end());
       const int rc = mpi_rc(MPI_Reduce_scatter(input == out ? MPI_IN_PLACE : input, out, ic.data(), mpi_type(dt),
                                                mpi_op, c.comm));
       c.record_plain();
@@ -71,16 +77,19 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
       if (counts[r]) std::memcpy(packed + off * es, at(input, begin[r], es), counts[r] * es);
       off += counts[r];
     }
-  const std::vector<int> node_counts(slice_len.begin(), slice_len.end());
+  std::vector<int>& node_counts = w.node_ints[2];
+  node_counts.assign(slice_len.begin(), slice_len.end());
   const MPI_Datatype type = mpi_type(dt);
   rc = mpi_rc(MPI_Reduce_scatter(packed, slice, node_counts.data(), type, mpi_op, t.node_comm));
   // The rail's blocks: one per node, rail rank i being node i.
-  std::vector<size_t> rail_counts(static_cast<size_t>(m));
+  std::vector<size_t>& rail_counts = rail->workspace.counts;
+  rail_counts.resize(static_cast<size_t>(m));
   for (int i = 0; i < m; ++i) rail_counts[static_cast<size_t>(i)] = count_at(i, j);
   rail->call_start = now();
   int rail_rc;
   if (schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL) {
-    const std::vector<int> ic(rail_counts.begin(), rail_counts.end());
+    std::vector<int>& ic = w.node_ints[2];  // node_counts are spent
+    ic.assign(rail_counts.begin(), rail_counts.end());
     rail_rc = mpi_rc(MPI_Reduce_scatter(slice, out, ic.data(), type, mpi_op, rail->comm));
     rail->record_plain();
   } else {

@@ -53,11 +53,24 @@ struct Workspace {
   // agreement (run_collective), which carries a failure to every rank.
   std::vector<size_t> counts, displs;
   std::vector<int> int_counts;
+  // The node-aware collectives' arrays (hierarchical.h), p + 1 entries at most (2p requests),
+  // reserved with the per-rank arrays where the communicator has nodes.
+  std::vector<int> node_ints[3];
+  std::vector<size_t> node_sizes[2];
+  std::vector<MPI_Aint> node_bytes;
+  std::vector<MPI_Datatype> node_types;
+  std::vector<MPI_Request> node_reqs;
 
-  void reserve_ranks(size_t p) {
+  void reserve_ranks(size_t p, bool nodes) {
     counts.reserve(p);
     displs.reserve(p);
     int_counts.reserve(p);
+    if (!nodes) return;
+    for (auto& v : node_ints) v.reserve(p + 1);
+    for (auto& v : node_sizes) v.reserve(p + 1);
+    node_bytes.reserve(p);
+    node_types.reserve(p);
+    node_reqs.reserve(2 * p);
   }
   // p blocks of n elements each (in counts).
   const std::vector<size_t>& uniform_counts(size_t p, size_t n) {

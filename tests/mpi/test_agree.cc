@@ -24,6 +24,8 @@
 //           call (the schedule's buffers are reserved) and in a later one of the same size
 //           (steady state): ZCOLL_ERR_NO_MEMORY on every rank, no hang, and the same
 //           communicator works afterwards.
+// codes_alloc_nodes  the same for the node-aware collectives, compressed and plain, on nodes
+//           of two ranks (ZCOLL_NODE_KEY; an even number of ranks).
 // The cases are one table (kCases: collective, algorithms, ways to make it disagree).
 // Every zcoll call runs under a Watchdog: a hang ends the program with a message.
 #include <zcoll.h>
@@ -530,15 +532,20 @@ long call_failing(const Case& cs, int failing, long k, Buffers& b, zcoll_comm zc
   return made;
 }
 
-// Every collective and algorithm; the failing rank and the bound (ABS, REL) take turns.
+// Every collective and algorithm (nodes: the node-aware ones, compressed and plain, on nodes
+// of two ranks by ZCOLL_NODE_KEY); the failing rank and the bound (ABS, REL) take turns.
 // First calls on a fresh communicator each (its buffers are reserved there), then calls
 // after one of the same size (nothing left to reserve); after each, the same communicator
 // must give the right result.
-void section_codes_alloc() {
+void codes_alloc(bool nodes) {
   Buffers b;
   int turn = 0;
-  for (const Case& cs : kCases)
-    for (int algo : cs.algos) {
+  if (nodes) setenv("ZCOLL_NODE_KEY", std::to_string(g_rank / 2).c_str(), 1);
+  for (const Case& cs : kCases) {
+    if (nodes && (cs.coll == kAlltoall || cs.coll == kScatter || cs.coll == kGather)) continue;  // none node-aware
+    const std::vector<int> algos =
+        nodes ? std::vector<int>{ZCOLL_ALGO_HIERARCHICAL, ZCOLL_ALGO_PLAIN_HIERARCHICAL} : cs.algos;
+    for (int algo : algos) {
       const zcoll_config cfg = base_config(algo, turn % 2 ? ZCOLL_EB_REL : ZCOLL_EB_ABS);
       const int failing = turn++ % 2 ? 0 : g_size - 1;
       Ctx cx("%s, algorithm %d, rank %d's allocations", kCollName[cs.coll], algo, failing);
@@ -546,6 +553,9 @@ void section_codes_alloc() {
         zcoll_comm zc = make(cfg);
         if (!first) expect_usable(cs.coll, zc, cfg, b, "before");
         const long made = call_failing(cs, failing, 0, b, zc);
+        zcoll_stats st{};
+        zcoll_last_stats(zc, &st);
+        EXPECT(!nodes || st.algorithm == algo, "ran algorithm %d, not the node-aware %d", st.algorithm, algo);
         release(zc);
         if (g_rank == 0)
           std::printf("codes_alloc: %s, algorithm %s, rank %d: %ld allocations in a %s call\n", kCollName[cs.coll],
@@ -560,9 +570,17 @@ void section_codes_alloc() {
         }
       }
     }
+  }
+  if (nodes) unsetenv("ZCOLL_NODE_KEY");
   if (g_rank == 0)
     std::printf("codes_alloc: %ld calls with an allocation failed on one rank, %ld with none\n", g_failed_calls[1],
                 g_failed_calls[0]);
+}
+
+void section_codes_alloc() { codes_alloc(false); }
+void section_codes_alloc_nodes() {
+  EXPECT(g_size % 2 == 0, "codes_alloc_nodes needs an even number of ranks (nodes of two), not %d", g_size);
+  if (g_size % 2 == 0) codes_alloc(true);
 }
 
 const Section kSections[] = {
@@ -573,6 +591,7 @@ const Section kSections[] = {
     {"codes_nomem", section_codes_nomem},
     {"codes_arena", section_codes_arena},
     {"codes_alloc", section_codes_alloc},
+    {"codes_alloc_nodes", section_codes_alloc_nodes},
 };
 
 }  // namespace
