@@ -372,12 +372,20 @@ Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
 
 // The schedules AUTO weighs for a collective besides plain MPI (CPRP2P is a baseline, never
 // chosen; the node-aware ones, compressed or not, only where there are nodes of several ranks).
-std::vector<int> candidates(const zcoll_comm_s& c, int collective, bool homomorphic) {
-  std::vector<int> out;
+// The schedules a decision weighs; a fixed array, as a decision is made after the call's
+// agreement, where an allocation that failed on one rank would leave the others waiting.
+struct Paths {
+  int path[ModelState::kPaths];
+  int n = 0;
+  const int* begin() const { return path; }
+  const int* end() const { return path + n; }
+};
+Paths candidates(const zcoll_comm_s& c, int collective, bool homomorphic) {
+  Paths out;
   for (int a = ZCOLL_ALGO_RING; a < ModelState::kPaths; ++a)
     if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || homomorphic) &&
         (!node_aware(a) || c.topo.hierarchical()))
-      out.push_back(a);
+      out.path[out.n++] = a;
   return out;
 }
 

@@ -508,6 +508,19 @@ void section_codes_arena() {
   arena_under_the_model();
 }
 
+// A communicator whose AUTO decides by its cost model, over a given 1 Gbit/s link.
+zcoll_comm make_model_decided(const zcoll_config& cfg) {
+  const char* decide = std::getenv("ZCOLL_DECIDE");
+  const std::string saved = decide ? decide : "";
+  setenv("ZCOLL_DECIDE", "model", 1);
+  setenv("ZCOLL_LINK_GBPS", "1", 1);
+  zcoll_comm zc = make(cfg);
+  unsetenv("ZCOLL_LINK_GBPS");
+  if (decide) setenv("ZCOLL_DECIDE", saved.c_str(), 1);
+  else unsetenv("ZCOLL_DECIDE");
+  return zc;
+}
+
 // One call of c in which rank `failing`'s k-th allocation throws (k = 0: none does; then
 // returns how many the call made there). Every rank must return ZCOLL_ERR_NO_MEMORY if the
 // allocation was reached, ZCOLL_SUCCESS if not.
@@ -534,6 +547,8 @@ long call_failing(const Case& cs, int failing, long k, Buffers& b, zcoll_comm zc
 
 // Every collective and algorithm (nodes: the node-aware ones, compressed and plain, on nodes
 // of two ranks by ZCOLL_NODE_KEY); the failing rank and the bound (ABS, REL) take turns.
+// AUTO runs with its cost model deciding (the tests' ZCOLL_DECIDE=compress lifted, a 1 Gbit/s
+// link given), so its sample, decision and probes are among the allocations.
 // First calls on a fresh communicator each (its buffers are reserved there), then calls
 // after one of the same size (nothing left to reserve); after each, the same communicator
 // must give the right result.
@@ -549,8 +564,9 @@ void codes_alloc(bool nodes) {
       const zcoll_config cfg = base_config(algo, turn % 2 ? ZCOLL_EB_REL : ZCOLL_EB_ABS);
       const int failing = turn++ % 2 ? 0 : g_size - 1;
       Ctx cx("%s, algorithm %d, rank %d's allocations", kCollName[cs.coll], algo, failing);
+      auto fresh = [&] { return algo == ZCOLL_ALGO_AUTO ? make_model_decided(cfg) : make(cfg); };
       for (const bool first : {true, false}) {
-        zcoll_comm zc = make(cfg);
+        zcoll_comm zc = fresh();
         if (!first) expect_usable(cs.coll, zc, cfg, b, "before");
         const long made = call_failing(cs, failing, 0, b, zc);
         zcoll_stats st{};
@@ -562,7 +578,7 @@ void codes_alloc(bool nodes) {
                       zcoll_algorithm_name(algo), failing, made, first ? "first" : "later");
         for (long k = 1; k <= made; ++k) {
           Ctx c1("%s call, allocation %ld of %ld fails", first ? "a first" : "a later", k, made);
-          zc = make(cfg);
+          zc = fresh();
           if (!first) expect_usable(cs.coll, zc, cfg, b, "before");
           call_failing(cs, failing, k, b, zc);
           expect_usable(cs.coll, zc, cfg, b, "afterwards on the same communicator");
