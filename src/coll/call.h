@@ -75,11 +75,6 @@ inline const std::vector<size_t>& even_blocks(size_t count, size_t p, std::vecto
   for (size_t b = 0; b < p; ++b) (*out)[b] = count * (b + 1) / p - count * b / p;
   return *out;
 }
-inline std::vector<size_t> even_blocks(size_t count, size_t p) {
-  std::vector<size_t> counts;
-  even_blocks(count, p, &counts);
-  return counts;
-}
 
 // Copies a rank's own data from a send layout to a receive layout. The same datatype
 // (a float type here) is a memcpy; otherwise MPI converts it through a message to self,

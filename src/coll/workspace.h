@@ -48,7 +48,6 @@ struct Workspace {
   // sets[4]: the block exchange's sends, a piece to each of up to `fanout` peers.
   static constexpr int kSets = 5;
   Requests sets[kSets];
-  size_t pieces = 0, blocks = 0;  // what it holds room for
   // Per rank, for the engines: block counts and displacements. Reserved before the call's
   // agreement (run_collective), which carries a failure to every rank.
   std::vector<size_t> counts, displs;
@@ -91,8 +90,6 @@ struct Workspace {
     sent.reserve(npieces);
     for (int k = 0; k + 1 < kSets; ++k) sets[k].reserve(npieces);
     sets[kSets - 1].reserve(npieces * fanout);
-    pieces = npieces;
-    blocks = nblocks;
   }
 };
 
