@@ -734,6 +734,15 @@ int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
  * ZCOLL_ERR_MISMATCH for a message sent as the other float type) and MPI_ERROR =
  * MPI_ERR_OTHER; buf then holds undefined values, within its count. An MPI failure gives
  * ZCOLL_ERR_MPI and MPI's error code in MPI_ERROR. Either way the request is complete.
+ * A float send that fails once its arguments are checked (no memory for its request or
+ * staging buffer, the codec failing, MPI failing to post it) returns that code and sends,
+ * in place of the message, a 16-byte failure notice (from static memory, so it needs no
+ * allocation): the receive that matches it completes with the same code, MPI_ERROR =
+ * MPI_ERR_OTHER, count 0 and buf unchanged, and zcoll_error_detail() names the sender,
+ * instead of waiting forever. A receive that fails before it is posted (an error from
+ * zcoll_irecv, or from zcoll_recv with MPI's empty status: MPI_SOURCE = MPI_ANY_SOURCE,
+ * MPI_ERROR = MPI_ERR_OTHER) has matched nothing, and the message is left for the next
+ * receive; one that fails when the message has arrived (unpacking it) has consumed it.
  * MPICH 4.0 raises the errors of MPI_Wait and MPI_Test (a truncated receive) on
  * MPI_COMM_WORLD's error handler, fatal by default, so during each MPI_Wait or MPI_Test
  * that zcoll makes, the handlers of MPI_COMM_WORLD and MPI_COMM_SELF are

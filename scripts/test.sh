@@ -143,7 +143,7 @@ stage smpi bash scripts/check_smpi.sh
 # the node-aware collectives on 2 nodes of 2 (their packing and slicing of buffers), and the
 # tuning file's reader fed damaged and foreign files, and one rank's failed allocations in a call.
 # detect_leaks=0: the MPI libraries leak by design at MPI_Finalize.
-sanitize_mpi_tests='^(mpi_(edge|errors)_np3|mpi_agree_[a-z_]+_np3|mpi_agree_codes_alloc_np2|mpi_reduce_(edge|errors)_np3|mpi_p2p_(bound|truncate|corrupt)_np2|mpi_hier_(block|interleaved)_np4|mpi_internals_tuning_file_np2)$'
+sanitize_mpi_tests='^(mpi_(edge|errors)_np3|mpi_agree_[a-z_]+_np3|mpi_agree_codes_alloc_np2|mpi_reduce_(edge|errors)_np3|mpi_p2p_(bound|truncate|corrupt|nomem)_np2|mpi_hier_(block|interleaved)_np4|mpi_internals_tuning_file_np2)$'
 sanitize() {
   local args rc=0
   mapfile -t args < <(zmpi_cmake_args mpich)

@@ -7,6 +7,7 @@
 // completes. Every other datatype is sent as MPI's own message. Either way one zcoll
 // message is one MPI message on the comm's p2p duplicate with the user's tag, so MPI's
 // matching and non-overtaking order carry over unchanged.
+#include <array>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "common/comm.h"
+#include "common/error_detail.h"
 #include "common/mpi_util.h"
 
 namespace {
@@ -25,7 +27,9 @@ using zcoll::p2p::StagingBuffer;
 
 constexpr uint32_t kMagic = 0x3150435au;  // "ZCP1"
 constexpr size_t kEnvelopeBytes = 16;     // keeps the payload 16-byte aligned in staging
-enum Kind : uint8_t { kRaw = 1, kCompressed = 2 };
+// kFailed: the sender's own failure, its zcoll error code in count and no payload.
+enum Kind : uint8_t { kRaw = 1, kCompressed = 2, kFailed = 3 };
+constexpr int kLastCode = ZCOLL_ERR_IO;
 
 struct Envelope {
   uint32_t magic;
@@ -76,6 +80,27 @@ int wire_type(size_t bytes, bool send, MPI_Datatype* type, int* count) {
   *type = t;
   *count = send ? 1 : static_cast<int>(q);
   return ZCOLL_SUCCESS;
+}
+
+// A float send that fails once its arguments are checked (no memory for its request or
+// staging buffer, the codec failing, MPI failing to post it) has sent nothing, and the
+// receive posted for it would wait forever. It sends this 16-byte notice instead, so that
+// the receive completes with the sender's code. The notice allocates nothing: it comes from
+// a static table, and MPI_Request_free leaves its completion to MPI (the buffer is never
+// written, and a 16-byte message goes eagerly in MPICH and Open MPI).
+void send_failure_notice(MPI_Comm p2p, zcoll_dtype dt, int code, int dest, int tag) {
+  static const auto notices = [] {
+    std::array<std::array<Envelope, kLastCode + 1>, 2> t{};
+    for (int f64 = 0; f64 < 2; ++f64)
+      for (int k = 0; k <= kLastCode; ++k)
+        t[f64][k] = Envelope{kMagic, kFailed, static_cast<uint8_t>(f64 ? ZCOLL_FLOAT64 : ZCOLL_FLOAT32), 0,
+                             static_cast<uint64_t>(k)};
+    return t;
+  }();
+  if (code < 1 || code > kLastCode) code = ZCOLL_ERR_INTERNAL;
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (MPI_Isend(&notices[dt == ZCOLL_FLOAT64][code], kEnvelopeBytes, MPI_BYTE, dest, tag, p2p, &req) == MPI_SUCCESS)
+    MPI_Request_free(&req);
 }
 
 }  // namespace
@@ -191,8 +216,15 @@ int unpack(zcoll_request_s& r, const MPI_Status& st, int* received) {
   if (static_cast<size_t>(got) < kEnvelopeBytes) return ZCOLL_ERR_CORRUPT;
   Envelope e;
   std::memcpy(&e, r.staging.data.get(), sizeof e);
-  if (e.magic != kMagic || (e.kind != kRaw && e.kind != kCompressed)) return ZCOLL_ERR_CORRUPT;
+  if (e.magic != kMagic || e.kind < kRaw || e.kind > kFailed) return ZCOLL_ERR_CORRUPT;
   if (e.dtype != r.dtype) return ZCOLL_ERR_MISMATCH;
+  if (e.kind == kFailed) {
+    if (got != kEnvelopeBytes || e.count < 1 || e.count > kLastCode) return ZCOLL_ERR_CORRUPT;
+    const int code = static_cast<int>(e.count);
+    zcoll::set_error_detail("rank %d failed to send this message (%s): no values were sent", st.MPI_SOURCE,
+                            zcoll_strerror(code));
+    return code;
+  }
   if (e.count > static_cast<uint64_t>(r.count)) return ZCOLL_ERR_TRUNCATE;
   const uint8_t* payload = r.staging.data.get() + kEnvelopeBytes;
   const size_t size = static_cast<size_t>(got) - kEnvelopeBytes, n = static_cast<size_t>(e.count);
@@ -308,8 +340,13 @@ extern "C" {
 
 int zcoll_isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, zcoll_comm comm,
                 zcoll_request* request) {
-  return post(check_args(comm, buf, count, datatype, dest, tag, false), request,
-              [&](zcoll_request_s& r) { return start_send(r, *comm, buf, count, datatype, dest, tag); });
+  const int arg_rc = check_args(comm, buf, count, datatype, dest, tag, false);
+  const int rc = post(arg_rc, request,
+                      [&](zcoll_request_s& r) { return start_send(r, *comm, buf, count, datatype, dest, tag); });
+  zcoll_dtype dt;
+  if (rc && !arg_rc && request && dest != MPI_PROC_NULL && float_type(datatype, &dt))
+    send_failure_notice(comm->p2p, dt, rc, dest, tag);
+  return rc;
 }
 
 int zcoll_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, zcoll_comm comm,
@@ -328,6 +365,10 @@ int zcoll_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Status* status) {
   zcoll_request r = ZCOLL_REQUEST_NULL;
   const int rc = zcoll_irecv(buf, count, datatype, source, tag, comm, &r);
+  if (rc && status != MPI_STATUS_IGNORE) {  // posted nothing: the empty status says so
+    empty_status(status, false);
+    status->MPI_ERROR = MPI_ERR_OTHER;
+  }
   return rc ? rc : zcoll_wait(&r, status);
 }
 

@@ -40,39 +40,10 @@
 #include <string>
 #include <vector>
 
+#include "failing_new.h"
 #include "mpi_check.h"
 
-// The allocations made inside zcoll calls (operator new is replaced for the whole process;
-// g_in_call is set around each call), so that codes_alloc can make one of them fail: with
-// g_fail_at = k > 0, the k-th after g_allocs was zeroed throws std::bad_alloc.
-static std::atomic<long> g_allocs{0}, g_fail_at{0};
-static std::atomic<bool> g_thrown{false}, g_in_call{false};
 static long g_failed_calls[2];  // codes_alloc's calls with no allocation failed, with one
-static void* counted_new(size_t n) {
-  if (g_in_call && ++g_allocs == g_fail_at.load()) {
-    g_thrown = true;
-    throw std::bad_alloc();
-  }
-  if (void* q = std::malloc(n ? n : 1)) return q;
-  throw std::bad_alloc();
-}
-void* operator new(size_t n) { return counted_new(n); }
-void* operator new[](size_t n) { return counted_new(n); }
-static void* counted_new(size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted_new(n);
-  } catch (const std::bad_alloc&) {
-    return nullptr;
-  }
-}
-void* operator new(size_t n, const std::nothrow_t& t) noexcept { return counted_new(n, t); }
-void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return counted_new(n, t); }
-void operator delete(void* q, const std::nothrow_t&) noexcept { std::free(q); }
-void operator delete[](void* q, const std::nothrow_t&) noexcept { std::free(q); }
-void operator delete(void* q) noexcept { std::free(q); }
-void operator delete[](void* q) noexcept { std::free(q); }
-void operator delete(void* q, size_t) noexcept { std::free(q); }
-void operator delete[](void* q, size_t) noexcept { std::free(q); }
 
 // Implemented with issue 21; weak so that this program links (and fails its checks)
 // against a library that does not have it yet.

@@ -3,7 +3,7 @@
 //
 //   zcoll_mpi_p2p_tests [section ...]      (no section: all of them)
 //
-// Sections: bound passthrough match order truncate corrupt zero many errors (each
+// Sections: bound passthrough match order truncate corrupt zero many errors nomem (each
 // described where it is defined). Messages carry slices of the shipped cesm_TS field
 // (float, and converted to double), chosen by sender and a per-message salt that every
 // rank counts alike, so a receiver regenerates what was sent and checks every element:
@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "failing_new.h"
 #include "mpi_check.h"
 
 #ifndef ZCOLL_TEST_DATA_DIR
@@ -720,11 +721,122 @@ void section_errors() {
   free_comm(zc);
 }
 
+// nomem: one rank's k-th allocation inside one float send or receive fails, for every k
+// the call makes, on a fresh communicator each time (its staging pool empty) and with the
+// failing rank taking turns; compressed f32 and f64 messages and a raw one, nonblocking
+// and blocking. A failed send returns ZCOLL_ERR_NO_MEMORY, and the receive posted for it
+// completes with that code (MPI_ERROR = MPI_ERR_OTHER, count 0, buffer untouched, the
+// detail naming the sender) instead of waiting forever; a failed receive returns
+// ZCOLL_ERR_NO_MEMORY having posted nothing, so the receive posted after it gets the
+// message whole. Every other message arrives within the bound. A watchdog ends a hang.
+// Returns how many calls failed (the allocations the failing rank's call makes).
+template <class T>
+long nomem_ring(size_t min_bytes, bool receiving, bool blocking, int failing) {
+  constexpr int kN = 20000, kTag = 9;
+  constexpr double kEb = 1e-2;
+  const MPI_Datatype type = mpi_type<T>();
+  long calls = 0;
+  for (long k = 1;; ++k) {
+    Ctx c("%s, min_bytes %zu, %s %s on rank %d fails at allocation %ld", type_name<T>(), min_bytes,
+          blocking ? "blocking" : "nonblocking", receiving ? "receive" : "send", failing, k);
+    Watchdog w("a failed point-to-point allocation", 20);
+    const int salt = next_salt();
+    const bool armed = g_rank == failing;
+    zcoll_comm zc = make_comm(ZCOLL_EB_ABS, kEb, min_bytes);
+    std::vector<T> out = message<T>(g_rank, salt, kN);
+    const std::vector<T> want = message<T>(left(), salt, kN);
+    RecvBuf in(kN * sizeof(T));
+    bool thrown = false;
+    // This rank's send or receive, with its k-th allocation failing where armed.
+    auto armed_call = [&](bool mine, auto&& f) {
+      if (!armed || !mine) return f();
+      FailingCall fail(k);
+      const int rc = f();
+      thrown = g_thrown;
+      return rc;
+    };
+    zcoll_request rq[2] = {ZCOLL_REQUEST_NULL, ZCOLL_REQUEST_NULL};
+    MPI_Status st[2];
+    std::memset(st, 0x5a, sizeof st);
+    auto recv = [&] {
+      return blocking ? zcoll_recv(in.data<T>(), kN, type, left(), kTag, zc, &st[0])
+                      : zcoll_irecv(in.data<T>(), kN, type, left(), kTag, zc, &rq[0]);
+    };
+    auto send = [&] {
+      return blocking ? zcoll_send(out.data(), kN, type, right(), kTag, zc)
+                      : zcoll_isend(out.data(), kN, type, right(), kTag, zc, &rq[1]);
+    };
+    int recv_rc = ZCOLL_SUCCESS, send_rc = ZCOLL_SUCCESS;
+    std::string detail;  // of the call that completed the receive
+    bool consumed = false;  // a blocking receive failed after its message arrived
+    auto do_recv = [&] {
+      recv_rc = armed_call(receiving, recv);
+      // zcoll_recv fails before its receive is posted (the empty status) or after the
+      // message arrived (unpacking it); zcoll_irecv only before.
+      consumed = armed && receiving && thrown && st[0].MPI_SOURCE == left();
+      if (armed && receiving && thrown && !consumed) {
+        EXPECT_RC(recv_rc, ZCOLL_ERR_NO_MEMORY);
+        EXPECT(rq[0] == ZCOLL_REQUEST_NULL && in.untouched(0), "a failed receive posted or wrote");
+        if (blocking) expect_status(st[0], type, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_ERR_OTHER);
+        recv_rc = recv();  // the message is still there for it
+      }
+      detail = zcoll_error_detail();
+    };
+    auto do_send = [&] { send_rc = armed_call(!receiving, send); };
+    if (blocking && g_rank == 0) {  // as in Ring: no cycle of blocking calls
+      do_send();
+      do_recv();
+    } else {
+      do_recv();
+      do_send();
+    }
+    int wait_rc = ZCOLL_SUCCESS;
+    if (!blocking) {
+      wait_rc = zcoll_waitall(2, rq, st);
+      detail = zcoll_error_detail();
+    }
+    const int done_rc = blocking ? recv_rc : wait_rc;
+    int any = thrown;
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const bool send_failed = any && !receiving;
+    EXPECT_RC(send_rc, send_failed && armed ? ZCOLL_ERR_NO_MEMORY : ZCOLL_SUCCESS);
+    if (send_failed && left() == failing) {
+      EXPECT(detail.find("failed to send") != std::string::npos, "detail \"%s\"", detail.c_str());
+      EXPECT_RC(done_rc, ZCOLL_ERR_NO_MEMORY);
+      expect_status(st[0], type, left(), kTag, 0, MPI_ERR_OTHER);
+      EXPECT(in.untouched(0), "the receive of a failed send wrote to the buffer");
+    } else if (consumed) {
+      EXPECT_RC(done_rc, ZCOLL_ERR_NO_MEMORY);
+      expect_status(st[0], type, left(), kTag, 0, MPI_ERR_OTHER);
+    } else {
+      EXPECT_RC(done_rc, ZCOLL_SUCCESS);
+      expect_status(st[0], type, left(), kTag, kN, MPI_SUCCESS);
+      expect_received(in, want, kEb);
+    }
+    free_comm(zc);
+    if (!any) return calls;
+    ++calls;
+  }
+}
+
+// The failing rank: 0 and the last (in the blocking ring rank 0 sends first, the others
+// receive first, so their staging pools, and the allocations, differ).
+void section_nomem() {
+  for (bool blocking : {false, true})
+    for (bool receiving : {false, true})
+      for (int failing : {0, g_size - 1}) {
+        const long calls = nomem_ring<float>(ZCOLL_DEFAULT_MIN_BYTES, receiving, blocking, failing) +
+                           nomem_ring<double>(ZCOLL_DEFAULT_MIN_BYTES, receiving, blocking, failing) +
+                           nomem_ring<float>(SIZE_MAX, receiving, blocking, failing);  // raw
+        EXPECT(calls >= 3, "%ld calls failed on rank %d: the allocations were not reached", calls, failing);
+      }
+}
+
 const Section kSections[] = {{"bound", section_bound},       {"passthrough", section_passthrough},
                              {"match", section_match},       {"order", section_order},
                              {"truncate", section_truncate}, {"corrupt", section_corrupt},
                              {"zero", section_zero},         {"many", section_many},
-                             {"errors", section_errors}};
+                             {"errors", section_errors},     {"nomem", section_nomem}};
 
 }  // namespace
 
