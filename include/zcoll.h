@@ -444,8 +444,11 @@ void zcoll_config_init(zcoll_config *config);
  * ZCOLL_ERR_ARG (or ZCOLL_ERR_CODEC: an unknown codec, or ZCOLL_REDUCTION_HOMOMORPHIC
  * with a codec other than fzl; ZCOLL_ERR_ARG also for a malformed environment variable
  * or an algorithm the collective does not have), and every other rank returns that code
- * too, naming the rank in zcoll_error_detail(), instead of waiting for it. Only
- * MPI_COMM_NULL is refused before any communication. *zcomm is NULL after a failure.
+ * too, naming the rank in zcoll_error_detail(), instead of waiting for it. So does a rank
+ * out of memory: what the communicator needs (its model, per-rank tables, the link
+ * probe's buffer) is allocated before the agreements that carry a failure, and every
+ * rank returns ZCOLL_ERR_NO_MEMORY. Only MPI_COMM_NULL is refused before any
+ * communication. *zcomm is NULL after a failure.
  *
  * Test hooks: ZCOLL_DEBUG_FAIL=<rank>:<code> in the environment of zcoll_comm_create
  * makes every compressed collective on that rank of the new communicator fail its first

@@ -81,21 +81,22 @@ bool configured(int cls, const zcoll_config& cfg, Link* l) {
 // Bandwidth: the difference between transfers of s and 4s bytes (each answered by 8
 // bytes), which cancels latency and the burst of a token-bucket link; s is sized from a
 // first transfer so that 4s takes about 8 ms, between 64 KiB and 2 MiB.
-Link pingpong(MPI_Comm comm, int me, int a, int b) {
+constexpr size_t kProbeBytes = size_t{8} << 20;  // the ping-pong's largest transfer (4 x 2 MiB)
+
+// buf: kProbeBytes on ranks a and b.
+Link pingpong(MPI_Comm comm, int me, int a, int b, char* buf) {
   Link l;
   if (me != a && me != b) return l;
   const int peer = me == a ? b : a;
   const bool lead = me == a;
-  constexpr size_t kMax = size_t{8} << 20;
-  std::vector<char> buf(kMax);
   char small[8] = {0};
   auto round = [&](size_t bytes) {  // one transfer a -> b and the 8-byte answer; a's time
     const double t = MPI_Wtime();
     if (lead) {
-      MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, peer, kProbeTag, comm);
+      MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, peer, kProbeTag, comm);
       MPI_Recv(small, 8, MPI_BYTE, peer, kProbeTag, comm, MPI_STATUS_IGNORE);
     } else {
-      MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, peer, kProbeTag, comm, MPI_STATUS_IGNORE);
+      MPI_Recv(buf, static_cast<int>(bytes), MPI_BYTE, peer, kProbeTag, comm, MPI_STATUS_IGNORE);
       MPI_Send(small, 8, MPI_BYTE, peer, kProbeTag, comm);
     }
     return MPI_Wtime() - t;
@@ -434,8 +435,11 @@ double untried_factor(const ModelState& s, int collective, int size, int schedul
 
 // ------------------------------------------------------------------ API
 
-int measure_links(zcoll_comm_s& c) {
+void reserve_model(zcoll_comm_s& c) {
   if (!c.model) c.model.reset(new ModelState);
+}
+
+int measure_links(zcoll_comm_s& c, int* rank_scratch) {
   LinkCache& k = cache();
   const Topology& t = c.topo;
   // Pairs of each class on this communicator: the two lowest ranks of the first node
@@ -452,15 +456,16 @@ int measure_links(zcoll_comm_s& c) {
   // (where the platform tells). Where nodes are emulated on one host with more ranks than
   // cores, two ranks bound to one core ping-pong at the scheduler's pace, and the network
   // looked 27x slower than it was; which rank that is depends on how the launcher binds.
-  std::vector<int> cpu(static_cast<size_t>(c.size), -1);
+  int* cpu = rank_scratch;
+  std::fill(cpu, cpu + c.size, -1);
   if (c.size > 2 && t.nodes > 1) {
     int mine = current_cpu();
-    if (MPI_Allgather(&mine, 1, MPI_INT, cpu.data(), 1, MPI_INT, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+    if (MPI_Allgather(&mine, 1, MPI_INT, cpu, 1, MPI_INT, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
   }
   for (int q = 1; q < c.size; ++q) {
     if (t.node_of[q] == t.node_of[0]) continue;
     if (pair[1][1] < 0) pair[1][1] = q;
-    if (cpu[0] < 0 || cpu[static_cast<size_t>(q)] != cpu[0]) {
+    if (cpu[0] < 0 || cpu[q] != cpu[0]) {
       pair[1][1] = q;
       break;
     }
@@ -468,27 +473,46 @@ int measure_links(zcoll_comm_s& c) {
   if (pair[1][1] >= 0) pair[1][0] = 0;
   Link given[2];
   bool is_given[2];
-  double need[2];
+  double need[3] = {0, 0, 0};  // per class; and whether a probe rank is out of memory
+  // The probe's buffer on its ranks, before the agreement below decides whether to probe
+  // (another rank's cache or configuration may differ): a rank that cannot have it fails
+  // that agreement, not the probe. Never written unless the probe runs.
+  std::unique_ptr<char[]> probe;
   {
     std::lock_guard<std::mutex> lock(k.m);
     for (int cls = 0; cls < 2; ++cls) {
       is_given[cls] = configured(cls, c.cfg, &given[cls]);
       need[cls] = pair[cls][0] >= 0 && !is_given[cls] && !k.have[cls];
+      const bool probes = c.rank == pair[cls][0] || c.rank == pair[cls][1];
+      if (probes && !probe) {
+        probe.reset(new (std::nothrow) char[kProbeBytes]);
+        if (!probe) need[2] = 1;
+      }
     }
   }
-  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, need, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
+  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, need, 3, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
     return ZCOLL_ERR_MPI;
+  if (need[2] > 0) {
+    zcoll::set_error_detail("out of memory for the link probe's %zu bytes on one of its ranks", kProbeBytes);
+    return ZCOLL_ERR_NO_MEMORY;
+  }
   Link measured[2];
   for (int cls = 0; cls < 2; ++cls)
     if (need[cls] > 0) {
-      measured[cls] = pingpong(c.comm, c.rank, pair[cls][0], pair[cls][1]);
+      measured[cls] = pingpong(c.comm, c.rank, pair[cls][0], pair[cls][1], probe.get());
       if (c.size > 2 && yielding_barrier(c.comm)) return ZCOLL_ERR_MPI;
     }
-  // Agreed: the worst of every rank's figures (measured, configured, or cached).
-  double v[5];
+  probe.reset();
+  // Agreed: the worst of every rank's figures (measured, configured, or cached); v[5], a
+  // rank out of memory timing the reduction.
+  double v[6] = {0, 0, 0, 0, 0, 0};
   {
     std::lock_guard<std::mutex> lock(k.m);
-    if (!(k.reduce_cost > 0)) k.reduce_cost = measure_reduce_cost();
+    try {
+      if (!(k.reduce_cost > 0)) k.reduce_cost = measure_reduce_cost();
+    } catch (const std::bad_alloc&) {
+      v[5] = 1;
+    }
     if (k.call_overhead[0] < 0) measure_call_overhead(k.call_overhead);
     for (int cls = 0; cls < 2; ++cls) {
       Link l = is_given[cls] ? given[cls] : need[cls] > 0 ? measured[cls] : k.link[cls];
@@ -497,7 +521,11 @@ int measure_links(zcoll_comm_s& c) {
     }
     v[4] = k.reduce_cost;
   }
-  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  if (v[5] > 0) {
+    zcoll::set_error_detail("out of memory timing the reduction on one rank");
+    return ZCOLL_ERR_NO_MEMORY;
+  }
   ModelState& s = *c.model;
   s.intra = {v[0], v[1]};
   s.inter = {v[2], v[3]};

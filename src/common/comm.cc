@@ -5,6 +5,7 @@
 #include "common/host_cores.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <climits>
 #include <cmath>
@@ -93,11 +94,12 @@ int validate(zcoll_config& cfg) {
     return ZCOLL_ERR_ARG;
   }
   for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k) {
-    std::string var = std::string("ZCOLL_") + zcoll_collective_name(k) + "_ALGORITHM";
-    for (char& ch : var) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
-    const char* env = std::getenv(var.c_str());
+    char var[64];
+    std::snprintf(var, sizeof var, "ZCOLL_%s_ALGORITHM", zcoll_collective_name(k));
+    for (char* ch = var; *ch; ++ch) *ch = static_cast<char>(*ch >= 'a' && *ch <= 'z' ? *ch - 'a' + 'A' : *ch);
+    const char* env = std::getenv(var);
     if (env && *env && zcoll_algorithm_from_name(env, &cfg.algorithms[k]) != ZCOLL_SUCCESS) {
-      zcoll::set_error_detail("%s=%s is not an algorithm name", var.c_str(), env);
+      zcoll::set_error_detail("%s=%s is not an algorithm name", var, env);
       return ZCOLL_ERR_ARG;
     }
     if (!zcoll::coll::algorithm_applies(k, cfg.algorithms[k])) {
@@ -111,34 +113,38 @@ int validate(zcoll_config& cfg) {
 }
 
 // The settings that decide code paths and streams, as numbers every rank must share.
-// Threads are left out: streams are the same for any thread count.
+// Threads are left out: streams are the same for any thread count. A fixed array (names
+// static): the agreement below allocates nothing, so no rank can fail before entering it.
 struct Setting {
-  std::string name;
+  const char* name;  // algorithms[<collective>] where collective >= 0
+  int collective;
   uint64_t value;
   enum Kind { kInt, kDouble, kAlgorithm } kind;
 };
+constexpr size_t kSettings = 9 + ZCOLL_NUM_COLLECTIVES;
+using Settings = std::array<Setting, kSettings>;
 
-std::vector<Setting> settings_of(const zcoll_config& cfg) {
+Settings settings_of(const zcoll_config& cfg) {
   uint64_t eb_bits;
   std::memcpy(&eb_bits, &cfg.codec.eb, sizeof eb_bits);
   const auto u = [](long long v) { return static_cast<uint64_t>(v); };
-  std::vector<Setting> s = {
-      {"codec", u(cfg.codec.codec), Setting::kInt},
-      {"eb_mode", u(cfg.codec.eb_mode), Setting::kInt},
-      {"eb", eb_bits, Setting::kDouble},
-      {"chunk_len", cfg.codec.chunk_len ? cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN, Setting::kInt},
-      {"min_bytes", cfg.min_bytes, Setting::kInt},
-      {"algorithm", u(cfg.algorithm), Setting::kAlgorithm},
-      {"reduction", u(cfg.reduction), Setting::kInt},
-      {"bound_target", u(cfg.bound_target), Setting::kInt},
-      {"decision", u(cfg.decision), Setting::kInt}};
+  Settings s = {{{"codec", -1, u(cfg.codec.codec), Setting::kInt},
+                 {"eb_mode", -1, u(cfg.codec.eb_mode), Setting::kInt},
+                 {"eb", -1, eb_bits, Setting::kDouble},
+                 {"chunk_len", -1, cfg.codec.chunk_len ? cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN, Setting::kInt},
+                 {"min_bytes", -1, cfg.min_bytes, Setting::kInt},
+                 {"algorithm", -1, u(cfg.algorithm), Setting::kAlgorithm},
+                 {"reduction", -1, u(cfg.reduction), Setting::kInt},
+                 {"bound_target", -1, u(cfg.bound_target), Setting::kInt},
+                 {"decision", -1, u(cfg.decision), Setting::kInt}}};
   for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k)
-    s.push_back({std::string("algorithms[") + zcoll_collective_name(k) + "]", u(cfg.algorithms[k]), Setting::kAlgorithm});
+    s[9 + static_cast<size_t>(k)] = {"algorithms", k, u(cfg.algorithms[k]), Setting::kAlgorithm};
   return s;
 }
 
-std::string show(const Setting& s, uint64_t v) {
-  char buf[64];
+using Text = char[64];
+
+const char* show(const Setting& s, uint64_t v, Text& buf) {
   if (s.kind == Setting::kDouble) {
     double d;
     std::memcpy(&d, &v, sizeof d);
@@ -151,15 +157,21 @@ std::string show(const Setting& s, uint64_t v) {
   return buf;
 }
 
+const char* name_of(const Setting& s, Text& buf) {
+  if (s.collective < 0) return s.name;
+  std::snprintf(buf, sizeof buf, "%s[%s]", s.name, zcoll_collective_name(s.collective));
+  return buf;
+}
+
 // One allreduce of [local code, settings, ~settings] under MAX gives every rank the
 // worst code and each setting's minimum and maximum. Only on failure does a second
 // allreduce find which ranks hold which value, for the message.
 int agree(MPI_Comm comm, int rank, int local_rc, const zcoll_config* cfg) {
   zcoll_config fallback;
   zcoll_config_init(&fallback);
-  const std::vector<Setting> s = settings_of(local_rc == ZCOLL_SUCCESS ? *cfg : fallback);
-  const size_t n = s.size();
-  std::vector<uint64_t> v(1 + 2 * n);
+  const Settings s = settings_of(local_rc == ZCOLL_SUCCESS ? *cfg : fallback);
+  constexpr size_t n = kSettings;
+  std::array<uint64_t, 1 + 2 * n> v;
   v[0] = static_cast<uint64_t>(local_rc);
   for (size_t i = 0; i < n; ++i) {
     v[1 + i] = s[i].value;
@@ -190,10 +202,11 @@ int agree(MPI_Comm comm, int rank, int local_rc, const zcoll_config* cfg) {
   }
   const Setting& d = s[differs];
   const uint64_t lo = ~v[1 + n + differs], hi = v[1 + differs];
+  Text name, at_lo, at_hi;
   zcoll::set_error_detail(
       "setting %s differs across ranks: rank %d has %s, rank %d another value (they range from %s to %s); it must be "
       "the same on every rank",
-      d.name.c_str(), who[0], show(d, lo).c_str(), who[1], show(d, lo).c_str(), show(d, hi).c_str());
+      name_of(d, name), who[0], show(d, lo, at_lo), who[1], at_lo, show(d, hi, at_hi));
   return ZCOLL_ERR_MISMATCH;
 }
 
@@ -206,21 +219,26 @@ void set_debug_hooks(zcoll_comm_s* c) {
   else if (std::sscanf(env + end, "%d", &code) == 1) c->debug_fail = code;
 }
 
-}  // namespace
-
-extern "C" {
-
-void zcoll_config_init(zcoll_config* cfg) {
-  if (!cfg) return;
-  *cfg = zcoll_config{};
-  zcoll_codec_params_init(&cfg->codec);
-  cfg->min_bytes = ZCOLL_DEFAULT_MIN_BYTES;
-  cfg->algorithm = ZCOLL_ALGO_AUTO;
-  for (int& a : cfg->algorithms) a = ZCOLL_ALGO_AUTO;
+// Everything zcoll_comm_create allocates, taken before its agreement: a rank that cannot
+// have it says so there, and every rank returns ZCOLL_ERR_NO_MEMORY, where the others would
+// otherwise wait for it in MPI_Comm_dup or in the topology's collectives. After the
+// agreement only the link probe allocates, and measure_links agrees on that too.
+int reserve_comm(MPI_Comm comm, std::unique_ptr<zcoll_comm_s>* c, std::vector<int>* scratch) {
+  int size = 1;
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  try {
+    c->reset(new zcoll_comm_s);
+    (*c)->topo.node_of.resize(static_cast<size_t>(size));
+    zcoll::coll::reserve_model(**c);
+    scratch->resize(4 * static_cast<size_t>(size));  // build_topology's, then measure_links'
+    return ZCOLL_SUCCESS;
+  } catch (const std::bad_alloc&) {
+    zcoll::set_error_detail("out of memory for a communicator of %d ranks", size);
+    return ZCOLL_ERR_NO_MEMORY;
+  }
 }
 
-int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
-  zcoll::clear_error_detail();
+int create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   if (out) *out = nullptr;
   if (comm == MPI_COMM_NULL) return ZCOLL_ERR_ARG;
   int rank = 0;
@@ -237,10 +255,11 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
     mine.codec.ndims = 0;
     rc = validate(mine);
   }
+  std::unique_ptr<zcoll_comm_s> c;
+  std::vector<int> scratch;
+  if (!rc) rc = reserve_comm(comm, &c, &scratch);
   rc = agree(comm, rank, rc, &mine);
   if (rc) return rc;
-  std::unique_ptr<zcoll_comm_s> c(new (std::nothrow) zcoll_comm_s);
-  if (!c) return ZCOLL_ERR_NO_MEMORY;  // as MPI_Comm_dup would after its own failure
   c->cfg = mine;
   if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS || MPI_Comm_dup(c->comm, &c->p2p) != MPI_SUCCESS) {
     if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
@@ -252,9 +271,9 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   MPI_Comm_size(c->comm, &c->size);
   set_debug_hooks(c.get());
   // Collective on every rank whatever happens, so a failure cannot leave a rank waiting.
-  rc = zcoll::build_topology(c->comm, &c->topo);
+  rc = zcoll::build_topology(c->comm, &c->topo, scratch.data());
   c->cfg.codec.threads = zcoll::automatic_threads(c->cfg.codec.threads, c->topo.core_share);
-  if (!rc) rc = zcoll::coll::measure_links(*c);
+  if (!rc) rc = zcoll::coll::measure_links(*c, scratch.data());
   if (!rc) rc = zcoll::coll::load_tuning(*c);
   if (rc) {
     zcoll::free_topology(&c->topo);
@@ -264,6 +283,23 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
   }
   *out = c.release();
   return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+void zcoll_config_init(zcoll_config* cfg) {
+  if (!cfg) return;
+  *cfg = zcoll_config{};
+  zcoll_codec_params_init(&cfg->codec);
+  cfg->min_bytes = ZCOLL_DEFAULT_MIN_BYTES;
+  cfg->algorithm = ZCOLL_ALGO_AUTO;
+  for (int& a : cfg->algorithms) a = ZCOLL_ALGO_AUTO;
+}
+
+int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
+  return zcoll::guarded([&] { return create(comm, cfg, out); });
 }
 
 int zcoll_comm_free(zcoll_comm* zc) {

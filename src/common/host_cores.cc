@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <vector>
 #ifdef __linux__
 #include <sched.h>
 #endif
@@ -15,35 +14,27 @@
 namespace zcoll {
 
 int host_core_share(MPI_Comm host, int* share) {
-  constexpr int kCpus = 1024, kBytes = kCpus / 8;
-  std::vector<unsigned char> mine(kBytes, 0);
+  // How many ranks of the host may run on each CPU: a sum over the host of every rank's
+  // mask, in fixed memory whatever the rank count (nothing to allocate, nothing to fail).
+  constexpr int kCpus = 1024;
+  int mine[kCpus] = {}, ranks_on[kCpus];
   bool known = false;
 #ifdef __linux__
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int cpu = 0; cpu < kCpus && cpu < CPU_SETSIZE; ++cpu)
-      if (CPU_ISSET(cpu, &set)) mine[cpu / 8] |= static_cast<unsigned char>(1u << (cpu % 8));
+    for (int cpu = 0; cpu < kCpus && cpu < CPU_SETSIZE; ++cpu) mine[cpu] = CPU_ISSET(cpu, &set) ? 1 : 0;
     known = true;
   }
 #endif
   if (!known) {  // every online CPU
     const long online = std::clamp(sysconf(_SC_NPROCESSORS_ONLN), 1L, static_cast<long>(kCpus));
-    for (long cpu = 0; cpu < online; ++cpu) mine[cpu / 8] |= static_cast<unsigned char>(1u << (cpu % 8));
+    for (long cpu = 0; cpu < online; ++cpu) mine[cpu] = 1;
   }
-  int n = 1;
-  MPI_Comm_size(host, &n);
-  std::vector<unsigned char> all(static_cast<size_t>(n) * kBytes);
-  if (MPI_Allgather(mine.data(), kBytes, MPI_BYTE, all.data(), kBytes, MPI_BYTE, host) != MPI_SUCCESS)
-    return ZCOLL_ERR_MPI;
+  if (MPI_Allreduce(mine, ranks_on, kCpus, MPI_INT, MPI_SUM, host) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
   double cores = 0;
-  for (int cpu = 0; cpu < kCpus; ++cpu) {
-    const unsigned char bit = static_cast<unsigned char>(1u << (cpu % 8));
-    if (!(mine[cpu / 8] & bit)) continue;
-    int k = 0;
-    for (int r = 0; r < n; ++r) k += (all[static_cast<size_t>(r) * kBytes + cpu / 8] & bit) != 0;
-    cores += 1.0 / k;
-  }
+  for (int cpu = 0; cpu < kCpus; ++cpu)
+    if (mine[cpu]) cores += 1.0 / ranks_on[cpu];
   *share = std::max(1, static_cast<int>(std::floor(cores + 1e-9)));
   return ZCOLL_SUCCESS;
 }

@@ -24,8 +24,10 @@ int key_colour(const char* key) {
 
 }  // namespace
 
-int build_topology(MPI_Comm comm, Topology* t) {
+int build_topology(MPI_Comm comm, Topology* t, int* scratch) {
+  std::vector<int> node_of = std::move(t->node_of);  // reserved by the caller
   *t = Topology{};
+  t->node_of = std::move(node_of);
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -43,19 +45,18 @@ int build_topology(MPI_Comm comm, Topology* t) {
   MPI_Comm_rank(t->node_comm, &t->node_rank);
   MPI_Comm_size(t->node_comm, &t->node_size);
   // Every rank learns every rank's node leader (the node's lowest rank) and node size.
-  std::vector<int> mine = {0, t->node_rank, t->node_size}, all(3 * static_cast<size_t>(size));
   int leader = rank;
   if (MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, t->node_comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
-  mine[0] = leader;
-  if (MPI_Allgather(mine.data(), 3, MPI_INT, all.data(), 3, MPI_INT, comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
-  std::vector<int> leaders;
-  for (int r = 0; r < size; ++r) leaders.push_back(all[3 * r]);
-  std::sort(leaders.begin(), leaders.end());
-  leaders.erase(std::unique(leaders.begin(), leaders.end()), leaders.end());
-  t->nodes = static_cast<int>(leaders.size());
-  t->node_of.resize(size);
+  int mine[3] = {leader, t->node_rank, t->node_size};
+  int* all = scratch;  // 3 per rank
+  if (MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  int* leaders = scratch + 3 * static_cast<size_t>(size);
+  for (int r = 0; r < size; ++r) leaders[r] = all[3 * r];
+  std::sort(leaders, leaders + size);
+  int* const leaders_end = std::unique(leaders, leaders + size);
+  t->nodes = static_cast<int>(leaders_end - leaders);
   for (int r = 0; r < size; ++r) {
-    t->node_of[r] = static_cast<int>(std::lower_bound(leaders.begin(), leaders.end(), all[3 * r]) - leaders.begin());
+    t->node_of[r] = static_cast<int>(std::lower_bound(leaders, leaders_end, all[3 * r]) - leaders);
     // Regular: every node has as many ranks as this one (then node_size agrees too).
     if (all[3 * r + 2] != t->node_size) t->regular = false;
   }

@@ -30,8 +30,9 @@ struct Topology {
 };
 
 // Collective over comm. Returns a zcoll code (ZCOLL_ERR_MPI when a split fails).
-// Also sets core_share.
-int build_topology(MPI_Comm comm, Topology* t);
+// Also sets core_share. Allocates nothing, so that it cannot fail on one rank between two
+// collectives: t->node_of must hold comm's size already, and scratch 4 ints per rank.
+int build_topology(MPI_Comm comm, Topology* t, int* scratch);
 void free_topology(Topology* t);
 
 }  // namespace zcoll

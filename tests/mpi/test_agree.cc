@@ -26,6 +26,7 @@
 //           communicator works afterwards.
 // codes_alloc_nodes  the same for the node-aware collectives, compressed and plain, on nodes
 //           of two ranks (ZCOLL_NODE_KEY; an even number of ranks).
+// create_alloc  the same for zcoll_comm_create: the same code on every rank, no hang.
 // The cases are one table (kCases: collective, algorithms, ways to make it disagree).
 // Every zcoll call runs under a Watchdog: a hang ends the program with a message.
 #include <zcoll.h>
@@ -570,6 +571,50 @@ void section_codes_alloc_nodes() {
   if (g_size % 2 == 0) codes_alloc(true);
 }
 
+// create_alloc: one rank's k-th allocation in zcoll_comm_create fails, for every k it
+// makes (rank 0, a rank of the link probe, and the last in turn). Run in a process of its
+// own, so that the probe and the process's timings, cached by the first communicator
+// made, are among them. Every rank must return the same code: ZCOLL_ERR_NO_MEMORY, or
+// ZCOLL_SUCCESS where zcoll_comm_create does without what it could not have; nothing may
+// hang, and a communicator made then works.
+void section_create_alloc() {
+  const zcoll_config cfg = base_config();
+  Buffers b;
+  long failed = 0;
+  for (int failing : {0, g_size - 1})
+    for (long k = 1;; ++k) {
+      Ctx c("rank %d's allocation %ld in zcoll_comm_create fails", failing, k);
+      zcoll_comm zc = nullptr;
+      int rc = ZCOLL_SUCCESS, thrown = 0;
+      {
+        Watchdog w("zcoll_comm_create with one rank out of memory", kCallSeconds);
+        if (g_rank == failing) {
+          FailingCall fail(k);
+          rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+          thrown = g_thrown;
+        } else {
+          rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+        }
+      }
+      int lo = rc, hi = rc;
+      MPI_Allreduce(MPI_IN_PLACE, &thrown, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      EXPECT(lo == hi, "the ranks returned different codes, %d to %d", lo, hi);
+      EXPECT(rc == ZCOLL_SUCCESS || (thrown && rc == ZCOLL_ERR_NO_MEMORY), "returned %d (%s)", rc,
+             zcoll_strerror(rc));
+      EXPECT((rc == ZCOLL_SUCCESS) == (zc != nullptr), "code %d with handle %p", rc, static_cast<void*>(zc));
+      if (zc) {
+        expect_usable(kAllreduce, zc, cfg, b, "on a communicator made then");
+        release(zc);
+      }
+      if (!thrown) break;
+      failed += rc == ZCOLL_ERR_NO_MEMORY;
+    }
+  EXPECT(failed >= 2, "only %ld creations failed: the allocations were not reached", failed);
+  if (g_rank == 0) std::printf("create_alloc: %ld creations returned ZCOLL_ERR_NO_MEMORY on every rank\n", failed);
+}
+
 const Section kSections[] = {
     {"settings", section_settings},
     {"args_reduce", section_args_reduce},
@@ -579,6 +624,7 @@ const Section kSections[] = {
     {"codes_arena", section_codes_arena},
     {"codes_alloc", section_codes_alloc},
     {"codes_alloc_nodes", section_codes_alloc_nodes},
+    {"create_alloc", section_create_alloc},
 };
 
 }  // namespace
