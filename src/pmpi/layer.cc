@@ -6,14 +6,15 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <deque>
+#include <map>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
 #include "pmpi/layer.h"
 #include "pmpi/settings.h"
@@ -33,11 +34,19 @@ struct Opted {
   zcoll_config cfg{};
 };
 
+// A std::map: a registration's node can be allocated before the collective that decides
+// it, and inserting it then allocates nothing.
+using OptedMap = std::map<MPI_Comm, Opted>;
+
 struct Layer {
   Settings settings;
   bool usable = false;  // the configuration was valid and agreed: hints and opt-ins work
   std::mutex mu;
-  std::unordered_map<MPI_Comm, Opted> opted;
+  OptedMap opted;
+  // The configurations communicators opted in with, never changed or freed, a handful per
+  // run: a communicator's attribute points to one, so that MPI copies it to a duplicate
+  // without the layer allocating on that rank (copy_cfg).
+  std::deque<zcoll_config> configs;
   uint64_t next_seq = 0;
   int created = 0, started_warm = 0;  // zcoll communicators made, and those AUTO's warm start began
   MPI_Datatype aliases[4][2] = {};  // {Fortran type, C float type of the same size}
@@ -57,11 +66,34 @@ int world_rank() {
   return r;
 }
 
-// The layer's one kind of message: on rank 0 of comm, to stderr.
-void say(MPI_Comm comm, const std::string& msg) {
+// The layer's one kind of message: on rank 0 of comm, to stderr (printf-style, so that
+// saying it allocates nothing).
+void say(MPI_Comm comm, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void say(MPI_Comm comm, const char* fmt, ...) {
   int r = 0;
   PMPI_Comm_rank(comm, &r);
-  if (r == 0) std::fprintf(stderr, "zcoll-mpi: %s\n", msg.c_str());
+  if (r != 0) return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "zcoll-mpi: %s\n", line);
+}
+
+// Whether every rank of comm could take what it needed (ok on this rank): one small
+// allreduce, so that a rank out of memory makes them all take the same branch.
+bool all_ok(MPI_Comm comm, bool ok) {
+  int failed = !ok;
+  if (PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return false;
+  return failed == 0;
+}
+
+// The kept copy of cfg (Layer::configs); throws std::bad_alloc. Caller holds l.mu.
+const zcoll_config* kept_config(Layer& l, const zcoll_config& cfg) {
+  for (const zcoll_config& c : l.configs)
+    if (std::memcmp(&c, &cfg, sizeof cfg) == 0) return &c;
+  return &l.configs.emplace_back(cfg);
 }
 
 void refresh_hot() {
@@ -73,14 +105,8 @@ void refresh_hot() {
 int copy_cfg(MPI_Comm, int, void*, void* in, void* out, int* flag) {
   *flag = 0;
   if (t_inside_zcoll || !in) return MPI_SUCCESS;
-  auto* cfg = new (std::nothrow) zcoll_config(*static_cast<const zcoll_config*>(in));
-  if (!cfg) return MPI_SUCCESS;  // the duplicate stays plain
-  *static_cast<void**>(out) = cfg;
+  *static_cast<void**>(out) = in;  // a kept configuration (Layer::configs)
   *flag = 1;
-  return MPI_SUCCESS;
-}
-int delete_cfg(MPI_Comm, int, void* value, void*) {
-  delete static_cast<zcoll_config*>(value);
   return MPI_SUCCESS;
 }
 void drop_attr(MPI_Comm comm) {
@@ -98,25 +124,38 @@ void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
   drop_attr(comm);  // a copy from the parent: this decision replaces it
   int inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  // What registering it takes, before any rank creates anything: if one rank cannot have
+  // it, they all stay plain, rather than that rank alone (its collectives would then not
+  // match the others').
+  Layer& l = layer();
+  OptedMap::node_type entry;
+  const zcoll_config* kept = nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(l.mu);
+    kept = kept_config(l, cfg);
+    OptedMap one;
+    entry = one.extract(one.emplace(comm, Opted{}).first);
+  } catch (const std::bad_alloc&) {
+    kept = nullptr;
+  }
+  if (!all_ok(comm, kept && entry))
+    return say(comm, "cannot compress on a communicator (it stays plain MPI): a rank is out of memory");
   zcoll_comm zc = nullptr;
   t_inside_zcoll = true;
   const int rc = zcoll_comm_create(comm, &cfg, &zc);
   t_inside_zcoll = false;
-  if (rc != ZCOLL_SUCCESS) {
-    say(comm, std::string("cannot compress on a communicator (it stays plain MPI): ") + zcoll_strerror(rc) + " " +
-                  zcoll_error_detail());
-    return;
-  }
-  Layer& l = layer();
-  if (l.keyval != MPI_KEYVAL_INVALID) {
-    if (auto* copy = new (std::nothrow) zcoll_config(cfg)) PMPI_Comm_set_attr(comm, l.keyval, copy);
-  }
+  if (rc != ZCOLL_SUCCESS)
+    return say(comm, "cannot compress on a communicator (it stays plain MPI): %s %s", zcoll_strerror(rc),
+               zcoll_error_detail());
+  if (l.keyval != MPI_KEYVAL_INVALID) PMPI_Comm_set_attr(comm, l.keyval, const_cast<zcoll_config*>(kept));
   int warm = 0;
   zcoll_comm_warm_start(zc, &warm);
   std::lock_guard<std::mutex> lock(l.mu);
   ++l.created;
   l.started_warm += warm;
-  l.opted[comm] = Opted{zc, l.next_seq++, cfg};
+  entry.mapped() = Opted{zc, l.next_seq++, cfg};
+  auto placed = l.opted.insert(std::move(entry));
+  if (!placed.inserted) placed.position->second = placed.node.mapped();
   refresh_hot();
 }
 
@@ -224,15 +263,22 @@ void print_report(const std::string& where) {
 
 void start() {
   Layer& l = layer();
-  const std::string problem = read_settings(&l.settings);
+  std::string problem;
+  bool no_memory = false;
+  try {
+    problem = read_settings(&l.settings);
+  } catch (const std::bad_alloc&) {
+    no_memory = true;
+  }
   // Every rank must take the same decision, whatever its environment says: agree on a
   // digest of the settings and on whether any rank found a problem.
   const uint64_t digest = settings_digest(l.settings);
-  long long mine[3] = {!problem.empty(), static_cast<long long>(digest >> 1),
+  long long mine[3] = {!problem.empty() || no_memory, static_cast<long long>(digest >> 1),
                        -static_cast<long long>(digest >> 1)}, all[3];
   PMPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  if (!problem.empty()) return say(MPI_COMM_WORLD, problem + "; the layer stays off, the program runs unchanged");
-  if (all[0]) return say(MPI_COMM_WORLD, "a rank's configuration is malformed; the layer stays off");
+  if (!problem.empty())
+    return say(MPI_COMM_WORLD, "%s; the layer stays off, the program runs unchanged", problem.c_str());
+  if (all[0]) return say(MPI_COMM_WORLD, "a rank's configuration is malformed or out of memory; the layer stays off");
   if (all[1] != -all[2])
     return say(MPI_COMM_WORLD, "the ZCOLL_ settings differ across ranks; the layer stays off");
   const MPI_Datatype fortran[4][2] = {{MPI_REAL, MPI_FLOAT}, {MPI_REAL4, MPI_FLOAT},
@@ -244,7 +290,8 @@ void start() {
     l.aliases[i][0] = same ? fortran[i][0] : MPI_DATATYPE_NULL;
     l.aliases[i][1] = fortran[i][1];
   }
-  if (PMPI_Comm_create_keyval(copy_cfg, delete_cfg, &l.keyval, nullptr) != MPI_SUCCESS) l.keyval = MPI_KEYVAL_INVALID;
+  if (PMPI_Comm_create_keyval(copy_cfg, MPI_COMM_NULL_DELETE_FN, &l.keyval, nullptr) != MPI_SUCCESS)
+    l.keyval = MPI_KEYVAL_INVALID;
   l.usable = true;
   g_hot.ops = l.settings.ops;
   g_hot.min_bytes = l.settings.cfg.min_bytes;
@@ -268,13 +315,21 @@ void stop() {
   Layer& l = layer();
   const bool barrier = l.usable && l.settings.configured;
   if (l.usable && !l.settings.report.empty()) print_report(l.settings.report);
-  std::vector<std::pair<uint64_t, MPI_Comm>> order;
-  {
-    std::lock_guard<std::mutex> lock(l.mu);
-    for (const auto& [comm, o] : l.opted) order.emplace_back(o.seq, comm);
+  // In creation order, the same on every rank; found one at a time, allocating nothing.
+  for (;;) {
+    MPI_Comm first = MPI_COMM_NULL;
+    {
+      std::lock_guard<std::mutex> lock(l.mu);
+      uint64_t seq = UINT64_MAX;
+      for (const auto& [comm, o] : l.opted)
+        if (o.seq < seq) {
+          seq = o.seq;
+          first = comm;
+        }
+    }
+    if (first == MPI_COMM_NULL) break;
+    opt_out(first);
   }
-  std::sort(order.begin(), order.end());
-  for (const auto& entry : order) opt_out(entry.second);
   l.usable = false;
   g_hot.report = false;
   refresh_hot();
@@ -318,7 +373,42 @@ std::string read_hints(MPI_Info info, zcoll_config* cfg, bool* on, bool* any) {
 }
 
 // MPI_Comm_set_info. Returns "" or what is malformed.
-std::string apply_hints(MPI_Comm comm, MPI_Info info) {
+// Whether info has any of the zcoll_* hints (allocates nothing).
+bool has_hints(MPI_Info info) {
+  if (info == MPI_INFO_NULL) return false;
+  for (const char* key : {"zcoll_enable", "zcoll_eb", "zcoll_eb_mode"}) {
+    int len = 0, found = 0;
+    if (PMPI_Info_get_valuelen(info, key, &len, &found) == MPI_SUCCESS && found) return true;
+  }
+  return false;
+}
+
+using Problem = char[512];
+
+// read_hints in a collective call over comm, so that every rank takes the same decision:
+// returns whether info has zcoll hints (if not, nothing is communicated). *cfg and *on
+// change only where problem comes back "": else it says what is malformed, or that a rank
+// ran out of memory reading the hints (then on every rank, through one allreduce).
+bool hints_of(MPI_Comm comm, MPI_Info info, zcoll_config* cfg, bool* on, Problem& problem) {
+  problem[0] = '\0';
+  if (!has_hints(info)) return false;
+  zcoll_config c = *cfg;
+  bool o = *on, any = false, ok = true;
+  try {
+    std::snprintf(problem, sizeof problem, "%s", read_hints(info, &c, &o, &any).c_str());
+  } catch (const std::bad_alloc&) {
+    ok = false;
+  }
+  if (!all_ok(comm, ok)) std::snprintf(problem, sizeof problem, "a rank is out of memory reading the zcoll hints");
+  if (!problem[0]) {
+    *cfg = c;
+    *on = o;
+  }
+  return true;
+}
+
+// MPI_Comm_set_info's hints applied; problem as hints_of's.
+void apply_hints(MPI_Comm comm, MPI_Info info, Problem& problem) {
   Layer& l = layer();
   zcoll_config cfg = l.settings.cfg;
   bool on = false;
@@ -329,13 +419,10 @@ std::string apply_hints(MPI_Comm comm, MPI_Info info) {
       on = true;
     }
   }
-  bool any = false;
-  const std::string problem = read_hints(info, &cfg, &on, &any);
-  if (!problem.empty() || !any) return problem;
+  if (!hints_of(comm, info, &cfg, &on, problem) || problem[0]) return;
   opt_out(comm);
   if (on) opt_in(comm, cfg);
   else drop_attr(comm);  // its duplicates do not inherit an opt-in it no longer has
-  return "";
 }
 
 // A communicator made from `parent` by a blocking constructor other than a duplicate
@@ -464,10 +551,11 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
   if (rc != MPI_SUCCESS || t_inside_zcoll || !layer().usable) return rc;
   zcoll_config cfg;
-  bool on = inherited_config(comm, true, &cfg), any = false;
+  bool on = inherited_config(comm, true, &cfg);
   if (layer().settings.configured) {
-    const std::string problem = read_hints(info, &cfg, &on, &any);
-    if (!problem.empty()) say(comm, "MPI_Comm_dup_with_info: " + problem + "; the hints are ignored");
+    Problem problem;
+    hints_of(comm, info, &cfg, &on, problem);
+    if (problem[0]) say(comm, "MPI_Comm_dup_with_info: %s; the hints are ignored", problem);
   }
   if (on) opt_in(*newcomm, cfg);
   else drop_attr(*newcomm);
@@ -535,8 +623,9 @@ int MPI_Comm_free(MPI_Comm* comm) {
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   const int rc = PMPI_Comm_set_info(comm, info);
   if (rc != MPI_SUCCESS || t_inside_zcoll || !layer().usable || !layer().settings.configured) return rc;
-  const std::string problem = apply_hints(comm, info);
-  if (!problem.empty()) say(comm, "MPI_Comm_set_info: " + problem + "; the communicator is unchanged");
+  Problem problem;
+  apply_hints(comm, info, problem);
+  if (problem[0]) say(comm, "MPI_Comm_set_info: %s; the communicator is unchanged", problem);
   return rc;
 }
 

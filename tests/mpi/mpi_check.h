@@ -99,6 +99,19 @@ int run_sections(int argc, char** argv, const Section (&sections)[N], void (*aft
   return totals[0] ? 1 : 0;
 }
 
+// The main() of a program of sections: MPI_Init, setup() (loading data, say) on every
+// rank, the sections named in argv, MPI_Finalize; returns run_sections' status.
+template <size_t N>
+int sections_main(int argc, char** argv, const Section (&sections)[N], void (*setup)() = nullptr) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  if (setup) setup();
+  const int status = run_sections(argc, argv, sections);
+  MPI_Finalize();
+  return status;
+}
+
 // A call that does not return within `seconds` (ranks that took different paths wait
 // for each other) ends the program with a message naming it, rather than leaving it to
 // ctest's TIMEOUT, which kills it without one.

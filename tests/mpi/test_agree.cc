@@ -629,11 +629,4 @@ const Section kSections[] = {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  const int status = run_sections(argc, argv, kSections);
-  MPI_Finalize();
-  return status;
-}
+int main(int argc, char** argv) { return sections_main(argc, argv, kSections); }
