@@ -24,6 +24,11 @@ constexpr uint64_t kFormat = 1;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
 // A file larger than this is not a tuning file zcoll wrote (a record is about 110 KB).
 constexpr long kMaxFileBytes = 64l << 20;
+// The most records a file keeps (about 7 MB): a job that frees communicators of many shapes
+// drops the least recently written, rather than growing the file past kMaxFileBytes, where
+// every record would be lost at once.
+constexpr size_t kMaxRecords = 64;
+static_assert(kMaxRecords * 120000 < kMaxFileBytes, "a full file must still be read");
 static_assert(std::is_trivially_copyable_v<ModelState>, "records are the state's bytes");
 
 uint64_t checksum(const std::vector<uint8_t>& state, uint64_t key) {
@@ -215,7 +220,9 @@ void write_record(const zcoll_comm_s& c) {
   mine.key = key;
   mine.state.resize(sizeof(ModelState));
   std::memcpy(mine.state.data(), static_cast<const void*>(&s), sizeof(ModelState));
-  records.push_back(std::move(mine));
+  records.push_back(std::move(mine));  // the file's order is the order of writing
+  if (records.size() > kMaxRecords)
+    records.erase(records.begin(), records.begin() + static_cast<long>(records.size() - kMaxRecords));
   const std::vector<uint8_t> bytes = format_tuning(records);
   // Renamed into place, so that a reader never sees half a file; named by host and process,
   // as jobs on several hosts may share the file system.

@@ -3,7 +3,8 @@
 // shape and settings (the next run of the job, or the next communicator of this one)
 // starts from it instead of trying every path again.
 //
-// The file holds one record per key and network. The key covers what the learned factors depend on:
+// The file holds one record per key and network, 64 at most (the least recently written
+// go first; a record is about 110 KB). The key covers what the learned factors depend on:
 // the record's format and the model's layout, the rank count and which ranks share a
 // node, every agreed setting (codec, bound, chunk length, algorithms, reduction, bound
 // target, decision, configured link figures), rank 0's codec thread count, and the MPI

@@ -420,6 +420,27 @@ void tuning_file() {
     }
   }
   {
+    Ctx c("a full file drops its least recently written records");
+    constexpr size_t kFull = 64, kForeign = kFull + 6;
+    if (g_rank == 0) {
+      std::vector<zc::TuningRecord> foreign(kForeign);
+      for (size_t i = 0; i < kForeign; ++i) {
+        foreign[i].key = key + 1 + i;  // no communicator here has these keys
+        foreign[i].state.assign(sizeof(zc::ModelState), static_cast<uint8_t>(i));
+      }
+      write_bytes(path, zc::format_tuning(foreign));
+    }
+    expect_start(eb, false, "warm from foreign records", 2);
+    if (g_rank == 0) {
+      const std::vector<zc::TuningRecord> kept = zc::parse_tuning(file_bytes(path));
+      EXPECT(kept.size() == kFull, "%zu records, not %zu", kept.size(), kFull);
+      if (kept.size() == kFull)
+        EXPECT(kept.front().key == key + 1 + (kForeign + 1 - kFull) && kept.back().key == key,
+               "not the newest %zu: first key +%llu, last %s", kFull,
+               static_cast<unsigned long long>(kept.front().key - key), kept.back().key == key ? "ours" : "another");
+    }
+  }
+  {
     Ctx c("an unwritable path: zcoll_comm_free succeeds, nothing written");
     const std::string nowhere = "/nonexistent-zcoll-dir/tuning.bin";
     setenv("ZCOLL_TUNING_FILE", nowhere.c_str(), 1);
