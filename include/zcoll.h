@@ -446,9 +446,10 @@ void zcoll_config_init(zcoll_config *config);
  * with a codec other than fzl; ZCOLL_ERR_ARG also for a malformed environment variable
  * or an algorithm the collective does not have), and every other rank returns that code
  * too, naming the rank in zcoll_error_detail(), instead of waiting for it. So does a rank
- * out of memory: what the communicator needs (its model, per-rank tables, the link
- * probe's buffer) is allocated before the agreements that carry a failure, and every
- * rank returns ZCOLL_ERR_NO_MEMORY. Only MPI_COMM_NULL is refused before any
+ * out of memory: what the communicator needs (its model, per-rank tables, and, on the two
+ * or four ranks that may measure the links, the probe's 8 MiB, untouched unless they do and
+ * freed before zcoll_comm_create returns) is allocated before the agreements that carry a
+ * failure, and every rank returns ZCOLL_ERR_NO_MEMORY. Only MPI_COMM_NULL is refused before any
  * communication. *zcomm is NULL after a failure.
  *
  * Test hooks: ZCOLL_DEBUG_FAIL=<rank>:<code> in the environment of zcoll_comm_create

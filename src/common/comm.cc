@@ -14,7 +14,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <string>
 #include <vector>
 
 #include "codec/stream.h"

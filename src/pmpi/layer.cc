@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <new>
 #include <deque>
 #include <map>
+#include <mutex>
+#include <new>
 #include <string>
 
 #include "pmpi/layer.h"
@@ -372,7 +372,6 @@ std::string read_hints(MPI_Info info, zcoll_config* cfg, bool* on, bool* any) {
   return "";
 }
 
-// MPI_Comm_set_info. Returns "" or what is malformed.
 // Whether info has any of the zcoll_* hints (allocates nothing).
 bool has_hints(MPI_Info info) {
   if (info == MPI_INFO_NULL) return false;
