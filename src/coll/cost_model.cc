@@ -435,10 +435,6 @@ double untried_factor(const ModelState& s, int collective, int size, int schedul
 
 // ------------------------------------------------------------------ API
 
-void reserve_model(zcoll_comm_s& c) {
-  if (!c.model) c.model.reset(new ModelState);
-}
-
 int measure_links(zcoll_comm_s& c, int* rank_scratch) {
   LinkCache& k = cache();
   const Topology& t = c.topo;

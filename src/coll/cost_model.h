@@ -123,9 +123,6 @@ struct ModelState {
   ModelState();
 };
 
-// The communicator's model, before zcoll_comm_create's agreement (throws std::bad_alloc).
-void reserve_model(zcoll_comm_s& c);
-
 // Collective, at zcoll_comm_create: the link figures (process cache, configuration or a
 // ping-pong, < 50 ms) and MPI's reduction speed, agreed across ranks. rank_scratch: one
 // int per rank. A rank out of memory for the probe or the reduction timing says so in

@@ -228,7 +228,7 @@ int reserve_comm(MPI_Comm comm, std::unique_ptr<zcoll_comm_s>* c, std::vector<in
   try {
     c->reset(new zcoll_comm_s);
     (*c)->topo.node_of.resize(static_cast<size_t>(size));
-    zcoll::coll::reserve_model(**c);
+    (*c)->model = std::make_unique<zcoll::coll::ModelState>();
     scratch->resize(4 * static_cast<size_t>(size));  // build_topology's, then measure_links'
     return ZCOLL_SUCCESS;
   } catch (const std::bad_alloc&) {
