@@ -217,7 +217,9 @@ int zcoll_decompress(const void *in, size_t in_size, zcoll_dtype dtype,
  *    exactly) and rounded once to the element type. Where a value cannot stay an
  *    integer (stored exactly on either side, or |q_a + q_b| would leave the integer
  *    range, which is checked before adding), the sum a' + b' is stored exactly,
- *    rounded to the element type as any floating-point sum is. So a sum of n
+ *    rounded to the element type as any floating-point sum is; NaN + NaN is a's NaN,
+ *    quieted, whatever compiler built zcoll (one may swap an add's operands, and with
+ *    them the payload that survives). So a sum of n
  *    streams, each within eb_abs of its input, is within n x eb_abs of the sum of the
  *    inputs, plus the element type's rounding of the sum.
  * out must not overlap a or b; zcoll_codec_bound(count, dtype) bytes always suffice.

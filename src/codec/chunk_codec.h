@@ -31,6 +31,13 @@ struct ChunkScratch {
 // The homomorphic combination's operators (ChunkCodec::homomorphic): zcoll_op's values.
 enum CombineOp { kCombineSum = 1, kCombineMin = 2, kCombineMax = 3 };
 
+// A SUM of two values stored exactly. NaN + NaN gives one operand's payload, and which one
+// depends on the operand order the compiler chose (it may commute an add): the generic and
+// AVX2 kernels of one clang build (-fsanitize=thread) disagreed. Always a's, quieted, so
+// the result is the same for every ISA, thread count and compiler. One NaN alone
+// propagates whatever the order.
+template <class T> inline T exact_sum(T a, T b) { return a != a ? a + a : a + b; }
+
 // Everything an encoder or decoder of one chunk needs to know.
 struct ChunkGeometry {
   double eb = 0;                       // the stream's bound

@@ -136,7 +136,7 @@ void apply(int op, T* acc, const void* values, size_t n) {
     T v;
     std::memcpy(&v, x + k * sizeof(T), sizeof(T));
     T& a = acc[k];
-    if (op == codec::kCombineSum) a = a + v;
+    if (op == codec::kCombineSum) a = codec::exact_sum(a, v);
     else if (a != a || v != v) a = a != a ? a : v;  // NaN wins, as on the homomorphic path
     else if (op == codec::kCombineMax) a = v > a ? v : a;
     else a = v < a ? v : a;

@@ -163,7 +163,7 @@ inline uint32_t combine_block(int op, int32_t* qa, const int32_t* qb, uint32_t m
       const unsigned k = static_cast<unsigned>(__builtin_ctz(e));
       const T a = (ma >> k) & 1u ? load<T>(va + k) : dequantize_value<T>(qa[k], twoeb);
       const T b = (mb >> k) & 1u ? load<T>(vb + k) : dequantize_value<T>(qb[k], twoeb);
-      store(va + k, static_cast<T>(a + b));
+      store(va + k, codec::exact_sum(a, b));
     }
     const uint32_t over = add_block(qa, qb, len) & ~m;
     for (uint32_t e = over; e; e &= e - 1) {
