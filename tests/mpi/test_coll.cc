@@ -473,7 +473,7 @@ void section_errors() {
         b.codec.eb = eb;
         char what[96];
         std::snprintf(what, sizeof what, "%s eb=%g", mode == ZCOLL_EB_REL ? "REL" : "ABS", eb);
-        expect_everywhere(zcoll_comm_create(MPI_COMM_WORLD, &b, &zc), ZCOLL_ERR_ARG, what);
+        expect_everywhere(zcoll_comm_create(MPI_COMM_WORLD, &b, &zc), ZCOLL_ERR_ARG, "%s", what);
       }
     zcoll_config b = cfg;
     b.algorithm = 99;

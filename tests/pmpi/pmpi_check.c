@@ -97,9 +97,8 @@ static void reductions(MPI_Comm comm, MPI_Datatype t, int is_float) {
   }
   /* Reduce_scatter_block and Reduce_scatter (with a zero count), SUM. */
   int *counts = malloc(p * sizeof(int));
-  long total = 0;
-  for (int q = 0; q < p; ++q) total += counts[q] = q == 1 ? 0 : N / p;
-  char *big = malloc(N * es); /* total <= p x (N / p) <= N */
+  for (int q = 0; q < p; ++q) counts[q] = q == 1 ? 0 : N / p;
+  char *big = malloc(N * es); /* the counts add up to at most p x (N / p) <= N */
   for (long i = 0; i < N; ++i) STORE(big, i, value(r, i));
   for (int v = 0; v < 2; ++v) {
     if (v) MPI_Reduce_scatter(big, out, counts, t, MPI_SUM, comm);
