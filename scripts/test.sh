@@ -172,22 +172,23 @@ stage sanitize sanitize
 # the suite's own checks compare the generic kernels with the AVX2 ones); the golden
 # digests compare a second compiler's streams with those recorded from GCC's; the
 # collectives run with codec.threads 1-3 on 2 ranks, and on 3 for the pieces shorter than
-# a team. The test binaries that replace operator new (allocation failures) cannot link
-# with TSan's runtime, so only these targets are built.
+# a team; and the parallel HDF5 writer, whose helper thread writes while the caller
+# compresses, on 2 and 3 ranks. The test binaries that replace operator new (allocation
+# failures) cannot link with TSan's runtime, so only these targets are built.
 tsan() {
-  local args archer rc=0
+  local args archer rc=0 targets=(zcoll_codec_tests zcoll_c_api_smoke zcoll_stream_digest zcoll_mpi_threads_tests)
   mapfile -t args < <(zmpi_cmake_args mpich)
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCOLL_TSAN=ON \
         -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DZCOLL_BUILD_TESTS=ON -DZCOLL_BUILD_BENCH=OFF \
-        -DZCOLL_BUILD_APPS=OFF -DZCOLL_BUILD_PMPI=OFF -DZCOLL_WITH_HDF5=OFF -DZCOLL_BUILD_FUZZ=OFF "${args[@]}"
-  cmake --build build-tsan -j"$(znproc)" \
-        --target zcoll_codec_tests zcoll_c_api_smoke zcoll_stream_digest zcoll_mpi_threads_tests
+        -DZCOLL_BUILD_APPS=OFF -DZCOLL_BUILD_PMPI=OFF -DZCOLL_BUILD_FUZZ=OFF "${args[@]}"
+  [ -d build-tsan/tests/hdf5 ] && targets+=(test_h5io)  # only where HDF5 was found
+  cmake --build build-tsan -j"$(znproc)" --target "${targets[@]}"
   # libomp loads Archer by itself only where the TSan runtime is in the executable.
   archer="$(dirname "$(sed -n 's/^OpenMP_omp_LIBRARY:FILEPATH=//p' build-tsan/CMakeCache.txt)")/libarcher.so"
   [ -f "$archer" ] || { zlog "tsan: $archer not found (Debian: libomp-dev)"; return 1; }
   export OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="halt_on_error=1 suppressions=$ZCOLL_ROOT/tests/tsan.supp"
   ctest --test-dir build-tsan "${ctest_args[@]}" -L codec -E '^(Codecs/Corrupt\..*|codec_isa_identical)$' || rc=1
-  ctest --test-dir build-tsan "${ctest_args[@]}" -R '^mpi_threads_(.*_np2|shortchunks_np3)$' || rc=1
+  ctest --test-dir build-tsan "${ctest_args[@]}" -R '^(mpi_threads_(.*_np2|shortchunks_np3)|h5io_np[23])$' || rc=1
   return "$rc"
 }
 stage tsan tsan
