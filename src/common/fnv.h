@@ -1,6 +1,7 @@
 // FNV-1a, 64 bits: the one digest zcoll uses where ranks (or a file and a process) must only
 // tell equal inputs from different ones (the agreement's counts arrays, the drop-in layer's
-// settings, the tuning file's keys and checksums). Not for anything adversarial.
+// settings, the tuning file's keys and checksums, the HDF5 writer's fields). Not for
+// anything adversarial.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -29,6 +29,7 @@
 
 #include "codec/stream.h"
 #include "common/error_detail.h"
+#include "common/fnv.h"
 #include "common/host_cores.h"
 #include "h5io_common.h"
 
@@ -184,20 +185,15 @@ struct Field {
   std::vector<uint8_t> overflow;  // this rank's bytes past its region
 };
 
-uint64_t fnv(uint64_t h, const void* p, size_t n) {
-  const uint8_t* b = static_cast<const uint8_t*>(p);
-  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
-
 // What must be equal on every rank for a field.
 uint64_t field_hash(const Field& f) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  h = fnv(h, f.name.data(), f.name.size());
+  zcoll::Fnv1a h;
+  h.bytes(f.name.data(), f.name.size());
   const int32_t ints[3] = {f.dtype, f.ndims, f.eb_mode};
-  h = fnv(h, ints, sizeof ints);
-  h = fnv(h, f.dims, sizeof(uint64_t) * f.ndims);
-  return fnv(h, &f.eb, sizeof f.eb);
+  h.add(ints);
+  h.bytes(f.dims, sizeof(uint64_t) * f.ndims);
+  h.add(f.eb);
+  return h.h;
 }
 
 // Johnson's rule for a two-stage flow shop (compress, then write, one of each at a time):
@@ -552,7 +548,7 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
       const size_t in_region = static_cast<size_t>(std::min<uint64_t>(bytes, region));
       f.overflow.assign(buf.data.get() + in_region, buf.data.get() + bytes);
       if (in_region) writer.push(std::move(buf), in_region, f.streams_addr + f.table[kRegionOffset][rank]);
-      if (!opt.overlap) write_error = writer.drain();
+      if (!opt.overlap) writer.drain();  // its first error stays: the drain below returns it
     }
     write_error = writer.drain();
     t_write = writer.busy_seconds();

@@ -89,10 +89,23 @@ bool all_ok(MPI_Comm comm, bool ok) {
   return failed == 0;
 }
 
+// Whether a and b hold the same settings. Member by member: zcoll_codec_params has
+// padding, which a copy need not carry, and comparing it kept a new copy per communicator.
+bool same_config(const zcoll_config& a, const zcoll_config& b) {
+  const zcoll_codec_params &x = a.codec, &y = b.codec;
+  const auto same = [](double u, double v) { return std::memcmp(&u, &v, sizeof u) == 0; };
+  return x.codec == y.codec && x.eb_mode == y.eb_mode && same(x.eb, y.eb) && x.threads == y.threads &&
+         x.chunk_len == y.chunk_len && x.ndims == y.ndims && std::equal(x.dims, x.dims + 3, y.dims) &&
+         a.min_bytes == b.min_bytes && a.algorithm == b.algorithm && a.reduction == b.reduction &&
+         a.bound_target == b.bound_target &&
+         std::equal(a.algorithms, a.algorithms + ZCOLL_NUM_COLLECTIVES, b.algorithms) &&
+         a.decision == b.decision && same(a.link_gbps, b.link_gbps) && same(a.link_latency_us, b.link_latency_us);
+}
+
 // The kept copy of cfg (Layer::configs); throws std::bad_alloc. Caller holds l.mu.
 const zcoll_config* kept_config(Layer& l, const zcoll_config& cfg) {
   for (const zcoll_config& c : l.configs)
-    if (std::memcmp(&c, &cfg, sizeof cfg) == 0) return &c;
+    if (same_config(c, cfg)) return &c;
   return &l.configs.emplace_back(cfg);
 }
 
