@@ -11,7 +11,11 @@
 // 16384 values; 32 of 2048 in the section shortchunks) and the range pass (65536 values per
 // thread) differently.
 //
-//   zcoll_mpi_threads_tests [section ...]    sections: reductions movement shortchunks
+// Section concurrent: several zcoll communicators in use at once, one per thread of the
+// rank (MPI_THREAD_MULTIPLE), each thread's calls on 2 codec threads of its own; every
+// output must be bit-identical to the same calls made afterwards by the main thread alone.
+//
+//   zcoll_mpi_threads_tests [section ...]    sections: reductions movement shortchunks concurrent
 //
 // ctest runs it on 2 and 3 ranks with OMP_NUM_THREADS=3 and ZCOLL_DECIDE=compress.
 #include <zcoll.h>
@@ -21,6 +25,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mpi_check.h"
@@ -77,17 +82,23 @@ struct Outcome {
   int rc = ZCOLL_SUCCESS;
 };
 
-// Runs call(zc) -> rc on a new communicator with codec.threads = t (algorithm and reduction
-// as given, for collective coll), and returns the bytes of the output it wrote.
-Outcome run(int t, int coll, int algorithm, int reduction, const std::function<int(zcoll_comm)>& call,
-            const std::function<std::vector<unsigned char>()>& output) {
-  Outcome o;
+// Every communicator's settings: REL 1e-4 on t codec threads, chunks of g_chunk_len.
+zcoll_config config(int t) {
   zcoll_config cfg;
   zcoll_config_init(&cfg);
   cfg.codec.eb_mode = ZCOLL_EB_REL;
   cfg.codec.eb = 1e-4;
   cfg.codec.threads = t;
   cfg.codec.chunk_len = g_chunk_len;
+  return cfg;
+}
+
+// Runs call(zc) -> rc on a new communicator with codec.threads = t (algorithm and reduction
+// as given, for collective coll), and returns the bytes of the output it wrote.
+Outcome run(int t, int coll, int algorithm, int reduction, const std::function<int(zcoll_comm)>& call,
+            const std::function<std::vector<unsigned char>()>& output) {
+  Outcome o;
+  zcoll_config cfg = config(t);
   cfg.reduction = reduction;
   if (algorithm != ZCOLL_ALGO_AUTO) cfg.algorithms[coll] = algorithm;
   zcoll_comm zc = nullptr;
@@ -293,15 +304,109 @@ void section_shortchunks() {
   g_chunk_len = 0;
 }
 
-const Section kSections[] = {
-    {"reductions", section_reductions}, {"movement", section_movement}, {"shortchunks", section_shortchunks}};
+// One thread's calls on its own communicator: what they returned and wrote.
+struct Job {
+  std::vector<int> rcs;
+  std::vector<std::vector<unsigned char>> outs;
+  int compressed = 0;  // calls that took the compressed path
+};
+
+// Job j's calls, on a zcoll communicator made from comm. Checks nothing itself (the checks'
+// counters belong to the main thread): the caller compares. The jobs differ in collectives
+// and data, so that the threads' calls interleave unlike ones.
+Job run_job(int j, MPI_Comm comm) {
+  Job r;
+  const zcoll_config cfg = config(2);
+  zcoll_comm zc = nullptr;
+  r.rcs.push_back(zcoll_comm_create(comm, &cfg, &zc));
+  if (r.rcs.back()) return r;
+  const int p = g_size, root = p - 1;
+  const size_t n = kCount - kCount % static_cast<size_t>(p);
+  const int cnt = static_cast<int>(n);
+  auto done = [&](int rc, std::vector<unsigned char>&& out) {
+    zcoll_stats st;
+    zcoll_last_stats(zc, &st);
+    r.rcs.push_back(rc);
+    r.outs.push_back(std::move(out));
+    r.compressed += st.compressed == 1;
+  };
+  for (int rep = 0; rep < 3; ++rep) {
+    const int seed = 11 * j + rep;
+    if (j % 2 == 0) {
+      const std::vector<float> in = slice<float>(g_rank + seed, n);
+      std::vector<float> sum(n);
+      const int rc = zcoll_allreduce(in.data(), sum.data(), cnt, MPI_FLOAT, MPI_SUM, zc);
+      done(rc, bytes_of(sum));
+      const std::vector<double> mine = slice<double>(g_rank + seed, n);
+      std::vector<double> all(n * p);
+      const int rc2 = zcoll_allgather(mine.data(), cnt, MPI_DOUBLE, all.data(), cnt, MPI_DOUBLE, zc);
+      done(rc2, bytes_of(all));
+    } else {
+      std::vector<double> buf = slice<double>(root + seed, n);
+      if (g_rank != root) fill_sentinel(buf);
+      const int rc = zcoll_bcast(buf.data(), cnt, MPI_DOUBLE, root, zc);
+      done(rc, bytes_of(buf));
+      const std::vector<float> in = slice<float>(g_rank + seed, n);
+      std::vector<float> part(n / p);
+      const int rc2 = zcoll_reduce_scatter_block(in.data(), part.data(), cnt / p, MPI_FLOAT, MPI_MAX, zc);
+      done(rc2, bytes_of(part));
+    }
+  }
+  zcoll_comm_free(&zc);
+  return r;
+}
+
+void section_concurrent() {
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (g_rank == 0) std::printf("SKIP concurrent: the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE\n", provided);
+    return;
+  }
+  constexpr int kJobs = 3;
+  MPI_Comm comms[kJobs];
+  for (MPI_Comm& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  std::vector<Job> got(kJobs);
+  {
+    Watchdog w("the concurrent section's threads", 240);
+    std::vector<std::thread> threads;
+    for (int j = 0; j < kJobs; ++j) threads.emplace_back([&got, &comms, j] { got[j] = run_job(j, comms[j]); });
+    for (std::thread& t : threads) t.join();
+  }
+  for (int j = 0; j < kJobs; ++j) {
+    Ctx c("job %d", j);
+    Job alone;
+    {
+      Watchdog w("a job of the concurrent section, alone", 120);
+      alone = run_job(j, comms[j]);
+    }
+    EXPECT(got[j].rcs.size() == alone.rcs.size(), "%zu calls returned in its thread, %zu alone", got[j].rcs.size(),
+           alone.rcs.size());
+    for (size_t i = 0; i < got[j].rcs.size(); ++i) EXPECT_RC(got[j].rcs[i], ZCOLL_SUCCESS);
+    for (size_t i = 0; i < alone.rcs.size(); ++i) EXPECT_RC(alone.rcs[i], ZCOLL_SUCCESS);
+    EXPECT(got[j].compressed == 6, "%d of 6 calls compressed in its thread", got[j].compressed);
+    EXPECT(got[j].outs.size() == alone.outs.size(), "%zu outputs, %zu alone", got[j].outs.size(), alone.outs.size());
+    for (size_t i = 0; i < got[j].outs.size() && i < alone.outs.size(); ++i)
+      EXPECT(got[j].outs[i] == alone.outs[i], "call %zu: the output differs from the same call made alone", i);
+  }
+  for (MPI_Comm& c : comms) MPI_Comm_free(&c);
+}
+
+const Section kSections[] = {{"reductions", section_reductions},
+                             {"movement", section_movement},
+                             {"shortchunks", section_shortchunks},
+                             {"concurrent", section_concurrent}};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // zcoll needs no more than MPI_THREAD_FUNNELED: only this thread calls MPI.
+  // zcoll needs no more than MPI_THREAD_FUNNELED where one thread calls it, and only this
+  // thread calls MPI. The section concurrent asks for MPI_THREAD_MULTIPLE: its threads
+  // each call zcoll on a communicator of their own.
+  bool multiple = argc == 1;  // no section named: all of them
+  for (int i = 1; i < argc; ++i) multiple = multiple || std::strcmp(argv[i], "concurrent") == 0;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   load_field();
