@@ -545,8 +545,8 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * one call at a time, as MPI requires for any MPI call from such a thread).
  * Under MPI_THREAD_MULTIPLE, threads may use different zcoll communicators at the same time
  * (each made from a communicator of its own, zcoll_comm_create included), each call with
- * its own codec team; a communicator's calls must come one at a time, in the same order on
- * every rank, as MPI's collectives must. What zcoll shares between them (the link figures
+ * its own codec team. One communicator's calls, point-to-point included, must come one at
+ * a time, its collectives in the same order on every rank. What zcoll shares (the link figures
  * measured once per process) is locked, and its scratch is per thread. Tested with three
  * threads per rank on both MPIs, their outputs bit-identical to the same calls made by one
  * thread alone, and under ThreadSanitizer.
