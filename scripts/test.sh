@@ -13,7 +13,8 @@
 #      any finding fatal                                               stage "sanitize"
 #   6. ThreadSanitizer build (ZCOLL_TSAN=ON, clang, MPICH, RelWithDebInfo) in build-tsan:
 #      the codec tests (less the corrupt-stream cases) on 2-3 threads, the golden stream
-#      digests (a second compiler's streams) and the collectives on 1-3 codec threads   stage "tsan"
+#      digests (a second compiler's streams), the collectives on 1-3 codec threads and
+#      from 3 threads at once, and the HDF5 writer's helper thread          stage "tsan"
 #   7. the Python package (python/): for each MPI, a venv in .cache/python with mpi4py built
 #      against it, pip install ., pytest, and the collectives' tests under mpiexec -n 2 and
 #      -n 3; plus a codec-only build (no MPI)                          stage "python"
@@ -172,9 +173,10 @@ stage sanitize sanitize
 # the suite's own checks compare the generic kernels with the AVX2 ones); the golden
 # digests compare a second compiler's streams with those recorded from GCC's; the
 # collectives run with codec.threads 1-3 on 2 ranks, and on 3 for the pieces shorter than
-# a team; and the parallel HDF5 writer, whose helper thread writes while the caller
-# compresses, on 2 and 3 ranks. The test binaries that replace operator new (allocation
-# failures) cannot link with TSan's runtime, so only these targets are built.
+# a team, and from three threads at once (section concurrent); and the parallel HDF5
+# writer, whose helper thread writes while the caller compresses, on 2 and 3 ranks. The
+# test binaries that replace operator new (allocation failures) cannot link with TSan's
+# runtime, so only these targets are built.
 tsan() {
   local args archer rc=0 targets=(zcoll_codec_tests zcoll_c_api_smoke zcoll_stream_digest zcoll_mpi_threads_tests)
   mapfile -t args < <(zmpi_cmake_args mpich)

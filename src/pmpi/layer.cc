@@ -90,7 +90,8 @@ bool all_ok(MPI_Comm comm, bool ok) {
 }
 
 // Whether a and b hold the same settings. Member by member: zcoll_codec_params has
-// padding, which a copy need not carry, and comparing it kept a new copy per communicator.
+// padding, which a copy need not carry; compared as bytes, equal settings could read as
+// different and keep one more copy per communicator.
 bool same_config(const zcoll_config& a, const zcoll_config& b) {
   const zcoll_codec_params &x = a.codec, &y = b.codec;
   const auto same = [](double u, double v) { return std::memcmp(&u, &v, sizeof u) == 0; };
