@@ -549,7 +549,7 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * a time, its collectives in the same order on every rank. What zcoll shares (the link figures
  * measured once per process) is locked, and its scratch is per thread. Tested with three
  * threads per rank on both MPIs, their outputs bit-identical to the same calls made by one
- * thread alone, and under ThreadSanitizer.
+ * thread alone, and under ThreadSanitizer; likewise through the drop-in layer.
  *
  * Alltoall and the ring allgather(v) run piece by piece: each step
  * compresses and sends its outgoing block one piece at a time, and passes on or

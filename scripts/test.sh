@@ -14,7 +14,8 @@
 #   6. ThreadSanitizer build (ZCOLL_TSAN=ON, clang, MPICH, RelWithDebInfo) in build-tsan:
 #      the codec tests (less the corrupt-stream cases) on 2-3 threads, the golden stream
 #      digests (a second compiler's streams), the collectives on 1-3 codec threads and
-#      from 3 threads at once, and the HDF5 writer's helper thread          stage "tsan"
+#      from 3 threads at once (also through the drop-in layer), and the HDF5 writer's
+#      helper thread                                                   stage "tsan"
 #   7. the Python package (python/): for each MPI, a venv in .cache/python with mpi4py built
 #      against it, pip install ., pytest, and the collectives' tests under mpiexec -n 2 and
 #      -n 3; plus a codec-only build (no MPI)                          stage "python"
@@ -173,16 +174,17 @@ stage sanitize sanitize
 # the suite's own checks compare the generic kernels with the AVX2 ones); the golden
 # digests compare a second compiler's streams with those recorded from GCC's; the
 # collectives run with codec.threads 1-3 on 2 ranks, and on 3 for the pieces shorter than
-# a team, and from three threads at once (section concurrent); and the parallel HDF5
-# writer, whose helper thread writes while the caller compresses, on 2 and 3 ranks. The
-# test binaries that replace operator new (allocation failures) cannot link with TSan's
-# runtime, so only these targets are built.
+# a team, and from three threads at once (section concurrent), as does the drop-in layer
+# (pmpi_threads); and the parallel HDF5 writer, whose helper thread writes while the caller
+# compresses, on 2 and 3 ranks. The test binaries that replace operator new (allocation
+# failures) cannot link with TSan's runtime, so only these targets are built.
 tsan() {
-  local args archer rc=0 targets=(zcoll_codec_tests zcoll_c_api_smoke zcoll_stream_digest zcoll_mpi_threads_tests)
+  local args archer rc=0
+  local targets=(zcoll_codec_tests zcoll_c_api_smoke zcoll_stream_digest zcoll_mpi_threads_tests zcoll_pmpi_threads_tests)
   mapfile -t args < <(zmpi_cmake_args mpich)
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCOLL_TSAN=ON \
         -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DZCOLL_BUILD_TESTS=ON -DZCOLL_BUILD_BENCH=OFF \
-        -DZCOLL_BUILD_APPS=OFF -DZCOLL_BUILD_PMPI=OFF -DZCOLL_BUILD_FUZZ=OFF "${args[@]}"
+        -DZCOLL_BUILD_APPS=OFF -DZCOLL_BUILD_PMPI=ON -DZCOLL_BUILD_FUZZ=OFF "${args[@]}"
   [ -d build-tsan/tests/hdf5 ] && targets+=(test_h5io)  # only where HDF5 was found
   cmake --build build-tsan -j"$(znproc)" --target "${targets[@]}"
   # libomp loads Archer by itself only where the TSan runtime is in the executable.
@@ -190,7 +192,7 @@ tsan() {
   [ -f "$archer" ] || { zlog "tsan: $archer not found (Debian: libomp-dev)"; return 1; }
   export OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="halt_on_error=1 suppressions=$ZCOLL_ROOT/tests/tsan.supp"
   ctest --test-dir build-tsan "${ctest_args[@]}" -L codec -E '^(Codecs/Corrupt\..*|codec_isa_identical)$' || rc=1
-  ctest --test-dir build-tsan "${ctest_args[@]}" -R '^(mpi_threads_(.*_np2|shortchunks_np3)|h5io_np[23])$' || rc=1
+  ctest --test-dir build-tsan "${ctest_args[@]}" -R '^(mpi_threads_(.*_np2|shortchunks_np3)|pmpi_threads_np2|h5io_np[23])$' || rc=1
   return "$rc"
 }
 stage tsan tsan
