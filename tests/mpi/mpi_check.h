@@ -124,6 +124,17 @@ extern "C" void watchdog_fired(int) {
   (void)ignored;
   _exit(3);
 }
+// Whether MPI gives MPI_THREAD_MULTIPLE; where it does not, rank 0 says that `section`
+// is skipped, and why.
+bool thread_multiple(const char* section) {
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  if (provided >= MPI_THREAD_MULTIPLE) return true;
+  if (g_rank == 0)
+    std::printf("SKIP %s: the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE\n", section, provided);
+  return false;
+}
+
 struct Watchdog {
   explicit Watchdog(const char* what, unsigned seconds = 10) {
     g_watch = what;

@@ -357,12 +357,7 @@ Job run_job(int j, MPI_Comm comm) {
 }
 
 void section_concurrent() {
-  int provided = 0;
-  MPI_Query_thread(&provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    if (g_rank == 0) std::printf("SKIP concurrent: the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE\n", provided);
-    return;
-  }
+  if (!thread_multiple("concurrent")) return;
   constexpr int kJobs = 3;
   MPI_Comm comms[kJobs];
   for (MPI_Comm& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);

@@ -46,12 +46,7 @@ void run_job(int j, Job& r) {
 }
 
 void section_threads() {
-  int provided = 0;
-  MPI_Query_thread(&provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    if (g_rank == 0) std::printf("SKIP threads: the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE\n", provided);
-    return;
-  }
+  if (!thread_multiple("threads")) return;
   // Each thread duplicates a communicator of its own (distinct parents, so the duplicates
   // need no order between threads) and runs its calls.
   MPI_Comm parents[kJobs];
