@@ -126,7 +126,7 @@ extern "C" void watchdog_fired(int) {
 }
 // Whether MPI gives MPI_THREAD_MULTIPLE; where it does not, rank 0 says that `section`
 // is skipped, and why.
-bool thread_multiple(const char* section) {
+[[maybe_unused]] bool thread_multiple(const char* section) {
   int provided = 0;
   MPI_Query_thread(&provided);
   if (provided >= MPI_THREAD_MULTIPLE) return true;
