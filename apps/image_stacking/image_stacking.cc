@@ -7,7 +7,11 @@
 //
 //   mpiexec -n P zcoll-image-stacking [--field FILE] [--size WxH] [--images-per-rank K]
 //        [--eb X] [--eb-mode rel|abs] [--iters N] [--warmup W] [--threads T]
-//        [--out DIR] [--link TEXT] [--json]
+//        [--algo NAME] [--out DIR] [--link TEXT] [--json]
+//
+// --algo: zcoll's allreduce algorithm by zcoll_algorithm_name (default auto, the cost
+// model's choice, which may be plain MPI where that is faster; a fixed compressing one makes
+// the run fail if a call did not compress).
 //
 // Images: FILE is a raw little-endian float32 or float64 field named NAME_AxBxC.f32 (or
 // .f64, converted to float), as in data/. Its last two dimensions are the image, the leading
@@ -47,7 +51,9 @@ struct Options {
   int images_per_rank = 0;  // 0: images / ranks
   double eb = 1e-4;
   int eb_mode = ZCOLL_EB_REL;
-  int iters = 3, warmup = 1, threads = 0;
+  // AUTO runs each candidate path in its first calls (cost_model.cc); the warm-up covers them.
+  int iters = 5, warmup = 4, threads = 0;
+  int algorithm = ZCOLL_ALGO_AUTO;
   std::string out = "image_stacking_out";
   std::string link = "unspecified";
   bool json = false;
@@ -58,7 +64,7 @@ struct Options {
                "zcoll-image-stacking: %s\n"
                "usage: mpiexec -n P zcoll-image-stacking [--field FILE] [--size WxH] [--images-per-rank K]\n"
                "         [--eb X] [--eb-mode rel|abs] [--iters N] [--warmup W] [--threads T] [--out DIR]\n"
-               "         [--link TEXT] [--json]\n",
+               "         [--algo NAME] [--link TEXT] [--json]\n",
                msg);
   MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
@@ -86,7 +92,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--iters") o.iters = std::atoi(value().c_str());
     else if (a == "--warmup") o.warmup = std::atoi(value().c_str());
     else if (a == "--threads") o.threads = std::atoi(value().c_str());
-    else if (a == "--out") o.out = value();
+    else if (a == "--algo") {
+      if (zcoll_algorithm_from_name(value().c_str(), &o.algorithm)) usage("--algo takes an algorithm's name");
+    } else if (a == "--out") o.out = value();
     else if (a == "--link") o.link = value();
     else if (a == "--json") o.json = true;
     else usage(("unknown option " + a).c_str());
@@ -170,11 +178,35 @@ void tile_to(const std::vector<T>& tile, size_t rows, size_t cols, size_t height
 }
 
 // The median of the slowest rank's time over the timed calls; -1 where a call failed.
-double time_calls(const Options& o, const std::function<bool()>& call) {
-  std::vector<double> times;
+// The slowest rank's time of every call, warm-up calls first, in *times; returns the median
+// of the timed ones, or -1 where a call failed.
+double time_calls(const Options& o, const std::function<bool()>& call, std::vector<double>* times) {
   int failed = 0;
-  const double t = zsupport::time_collective(o.warmup, o.iters, [&] { return call() ? 0 : 1; }, &failed, &times);
-  return failed ? -1 : t;
+  zsupport::time_collective(0, o.warmup + o.iters, [&] { return call() ? 0 : 1; }, &failed, times);
+  if (failed) return -1;
+  return zsupport::median(std::vector<double>(times->begin() + o.warmup, times->end()));
+}
+
+// What zcoll ran in each call: with AUTO its first calls try the candidate paths (the cost
+// model learns each from its own runs), so the demo says which path every call took.
+struct CallPath {
+  int algorithm = ZCOLL_ALGO_MPI;
+  size_t raw_bytes = 0, wire_bytes = 0;
+  double eb_abs = 0;  // 0: plain MPI
+};
+
+// "ring x4, recursive_doubling x1": the paths of calls [begin, end), in order of first use.
+std::string path_counts(const std::vector<CallPath>& calls, size_t begin, size_t end) {
+  std::vector<std::pair<int, int>> counts;
+  for (size_t i = begin; i < end; ++i) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == calls[i].algorithm; });
+    if (it == counts.end()) counts.emplace_back(calls[i].algorithm, 1);
+    else ++it->second;
+  }
+  std::string text;
+  for (const auto& [algorithm, n] : counts)
+    text += (text.empty() ? "" : ", ") + std::string(zcoll_algorithm_name(algorithm)) + " x" + std::to_string(n);
+  return text;
 }
 
 struct Quality {
@@ -283,29 +315,49 @@ int run(const Options& o, int rank, int ranks) {
   cfg.codec.eb_mode = o.eb_mode;
   cfg.codec.eb = o.eb;
   cfg.codec.threads = o.threads;
+  cfg.algorithm = o.algorithm;
   zcoll_comm zc = nullptr;
   int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
   if (rc) {
     if (rank == 0) std::fprintf(stderr, "zcoll_comm_create: %s\n", zcoll_strerror(rc));
     return 1;
   }
-  const double t_mpi = time_calls(o, [&] {
-    return MPI_Allreduce(image.data(), mpi_stack.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
-  });
-  const double t_zcoll = time_calls(o, [&] {
-    rc = zcoll_allreduce(image.data(), zcoll_stack.data(), count, MPI_FLOAT, MPI_SUM, zc);
-    return rc == ZCOLL_SUCCESS;
-  });
+  std::vector<double> mpi_times, zcoll_times;
+  const double t_mpi = time_calls(
+      o,
+      [&] {
+        return MPI_Allreduce(image.data(), mpi_stack.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) ==
+               MPI_SUCCESS;
+      },
+      &mpi_times);
   zcoll_stats st{};
-  zcoll_last_stats(zc, &st);
+  std::vector<CallPath> paths;
+  const double t_zcoll = time_calls(
+      o,
+      [&] {
+        rc = zcoll_allreduce(image.data(), zcoll_stack.data(), count, MPI_FLOAT, MPI_SUM, zc);
+        zcoll_last_stats(zc, &st);
+        paths.push_back({st.algorithm, st.raw_bytes, st.wire_bytes, st.eb_abs});
+        return rc == ZCOLL_SUCCESS;
+      },
+      &zcoll_times);
   zcoll_comm_free(&zc);
   if (t_zcoll < 0 || t_mpi < 0) {
     if (rc) std::fprintf(stderr, "rank %d: zcoll_allreduce: %s\n", rank, zcoll_strerror(rc));
     return 1;
   }
-  // Compression ratio over all ranks: raw bytes sent / bytes on the wire.
-  double bytes[2] = {static_cast<double>(st.raw_bytes), static_cast<double>(st.wire_bytes)}, total[2];
+  // Compression ratio over all ranks and the timed calls: raw bytes sent / bytes on the wire.
+  // The paths differ in what they send (the ring's second half carries sums, which compress
+  // less), so one call's ratio would depend on which path AUTO tried last.
+  double bytes[2] = {0, 0}, total[2];
+  for (size_t i = static_cast<size_t>(o.warmup); i < paths.size(); ++i) {
+    bytes[0] += static_cast<double>(paths[i].raw_bytes);
+    bytes[1] += static_cast<double>(paths[i].wire_bytes);
+  }
   MPI_Reduce(bytes, total, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  const auto [lo_it, hi_it] = std::minmax_element(image.begin(), image.end());
+  double range[2] = {-static_cast<double>(*lo_it), static_cast<double>(*hi_it)};  // -min, max
+  MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   if (rank != 0) return 0;
 
   // The exact stack and the sum of magnitudes (for the rounding allowance), one tile.
@@ -317,7 +369,11 @@ int run(const Options& o, int rank, int ranks) {
       abs_tile[i] += std::fabs(static_cast<double>(t[i]));
     }
   }
-  const double eb_abs = st.eb_abs;
+  // The bound a compressed call resolved; where AUTO ran plain MPI in every call, the one it
+  // would have (REL: eb times the range of every rank's image).
+  double eb_abs = 0;
+  for (const CallPath& c : paths) eb_abs = eb_abs > 0 ? eb_abs : c.eb_abs;
+  if (!(eb_abs > 0)) eb_abs = o.eb_mode == ZCOLL_EB_REL ? o.eb * (range[1] + range[0]) : o.eb;
   const Quality qz = compare(zcoll_stack, ref_tile, abs_tile, f, o, ranks, eb_abs);
   const Quality qm = compare(mpi_stack, ref_tile, abs_tile, f, o, ranks, eb_abs);
   const double ratio = total[1] > 0 ? total[0] / total[1] : 0;
@@ -325,19 +381,33 @@ int run(const Options& o, int rank, int ranks) {
   std::error_code mkdir_error;
   std::filesystem::create_directories(o.out, mkdir_error);
   const bool pictures = write_pictures(o, f, zcoll_stack, ref_tile, abs_tile, ranks, eb_abs, &pngs);
-  const bool within = st.compressed && qz.worst_over_bound <= 1.0;
+  const bool within = qz.worst_over_bound <= 1.0;
+  // A fixed compressing algorithm must compress a call above min_bytes; AUTO may choose plain
+  // MPI, whose result is within the bound too (its float rounding only).
+  const bool path_ok = st.compressed || o.algorithm == ZCOLL_ALGO_AUTO || o.algorithm == ZCOLL_ALGO_MPI;
 
   const double mib = static_cast<double>(image.size()) * sizeof(float) / (1 << 20);
+  const size_t warm = static_cast<size_t>(o.warmup);
+  const std::string timed_paths = path_counts(paths, warm, paths.size());
+  std::string warmup_paths, warmup_times;
+  for (size_t i = 0; i < warm; ++i) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%s%.4f", i ? "," : "", zcoll_times[i]);
+    warmup_paths += (i ? "," : "") + ("\"" + std::string(zcoll_algorithm_name(paths[i].algorithm)) + "\"");
+    warmup_times += t;
+  }
   if (o.json) {
     std::printf(
         "{\"app\":\"image_stacking\",\"field\":\"%s\",\"ranks\":%d,\"images_per_rank\":%d,\"width\":%zu,"
         "\"height\":%zu,\"mib_per_rank\":%.1f,\"link\":\"%s\",\"eb_mode\":\"%s\",\"eb\":%g,\"eb_abs\":%.9g,"
         "\"time_mpi_s\":%.6f,\"time_zcoll_s\":%.6f,\"speedup_vs_mpi\":%.4f,\"ratio\":%.4f,\"psnr_db\":%.3f,"
         "\"nrmse\":%.6g,\"max_abs_err\":%.9g,\"mean_err\":%.6g,\"max_err_over_bound\":%.6f,"
-        "\"mpi_max_abs_err\":%.9g,\"within_bound\":%s}\n",
+        "\"mpi_max_abs_err\":%.9g,\"within_bound\":%s,\"last_call_compressed\":%s,\"warmup\":%d,\"iters\":%d,\"timed_paths\":\"%s\","
+        "\"warmup_paths\":[%s],\"warmup_times_s\":[%s]}\n",
         f.name.c_str(), ranks, k, o.width, o.height, mib, o.link.c_str(), o.eb_mode == ZCOLL_EB_REL ? "rel" : "abs",
         o.eb, eb_abs, t_mpi, t_zcoll, t_mpi / t_zcoll, ratio, qz.psnr_db, qz.nrmse, qz.max_err, qz.mean_err,
-        qz.worst_over_bound, qm.max_err, within ? "true" : "false");
+        qz.worst_over_bound, qm.max_err, within ? "true" : "false", st.compressed ? "true" : "false", o.warmup, o.iters, timed_paths.c_str(),
+        warmup_paths.c_str(), warmup_times.c_str());
   } else {
     std::printf("image stacking: %s, %zu images of %zux%zu; %d ranks x %d images each%s\n", f.name.c_str(), f.images,
                 f.rows, f.cols, ranks, k, distinct ? "" : " (more than the field has: some repeat)");
@@ -350,19 +420,34 @@ int run(const Options& o, int rank, int ranks) {
                 "PSNR_dB", "NRMSE", "err/bound");
     std::printf("  %-16s %9.4f %8.2f %7.2f %11.4g %9.2f %10.3g %12s\n", "MPI_Allreduce", t_mpi, 1.0, 1.0, qm.max_err,
                 qm.psnr_db, qm.nrmse, "-");
-    std::printf("  %-16s %9.4f %8.2f %7.2f %11.4g %9.2f %10.3g %12.4f\n", "zcoll_allreduce", t_zcoll,
-                t_mpi / t_zcoll, ratio, qz.max_err, qz.psnr_db, qz.nrmse, qz.worst_over_bound);
+    char ratio_text[16] = "-";  // no timed call compressed
+    if (ratio > 0) std::snprintf(ratio_text, sizeof ratio_text, "%.2f", ratio);
+    std::printf("  %-16s %9.4f %8.2f %7s %11.4g %9.2f %10.3g %12.4f\n", "zcoll_allreduce", t_zcoll, t_mpi / t_zcoll,
+                ratio_text, qz.max_err, qz.psnr_db, qz.nrmse, qz.worst_over_bound);
     std::printf("\n  times: median of %d calls after %d warm-up, slowest rank; errors against the exact stack\n",
                 o.iters, o.warmup);
     std::printf("  (sum of the ranks' float images in double); MPI's error is its own float rounding.\n");
+    const bool automatic = o.algorithm == ZCOLL_ALGO_AUTO;
+    std::printf("  zcoll's paths (%s), timed calls: %s; the ratio is theirs\n",
+                automatic ? "AUTO's choice, the same on every rank" : "--algo", timed_paths.c_str());
+    if (warm && automatic) {
+      std::printf("  warm-up, where AUTO runs each candidate once or twice to learn its time:");
+      constexpr size_t kListed = 8;
+      for (size_t i = 0; i < std::min(warm, kListed); ++i)
+        std::printf("%s %s %.4f s", i ? "," : "", zcoll_algorithm_name(paths[i].algorithm), zcoll_times[i]);
+      if (warm > kListed) std::printf("; then %s", path_counts(paths, kListed, warm).c_str());
+      std::printf("\n");
+    }
     if (o.link.find("shared memory") != std::string::npos)
       std::printf("  NOTE: shared memory is not a network; the speedup here says nothing about one.\n");
     std::printf("  pictures (one tile, x%u): %s\n", Picture(f).scale, pictures ? pngs.c_str() : "NOT WRITTEN");
   }
-  if (!st.compressed) std::fprintf(stderr, "zcoll-image-stacking: zcoll did not compress (message too small?)\n");
+  if (!st.compressed)
+    std::fprintf(stderr, "zcoll-image-stacking: %szcoll's last call ran plain MPI (%s)\n", path_ok ? "" : "FAILED: ",
+                 o.algorithm == ZCOLL_ALGO_AUTO ? "AUTO's choice" : "message below min_bytes?");
   if (!within) std::fprintf(stderr, "zcoll-image-stacking: FAILED: a pixel is outside the guaranteed bound\n");
   if (!pictures) std::fprintf(stderr, "zcoll-image-stacking: cannot write the PNGs into %s\n", o.out.c_str());
-  return within && pictures ? 0 : 1;
+  return within && pictures && path_ok ? 0 : 1;
 }
 
 }  // namespace
