@@ -274,6 +274,37 @@ struct zcoll_h5_writer_s {
   int write_tables(const Field& f);
   int flush(zcoll_h5_report* report);
   int finish(zcoll_h5_report* report);
+
+ private:
+  // A flush's clock: what zcoll_h5_report says of it.
+  struct FlushClock {
+    double begin = 0, predict = 0, compress = 0, sync = 0, write = 0, exposed = 0;
+    // An agreement step (a collective), timed as synchronisation.
+    template <class Step>
+    int timed(Step&& step) {
+      const double t0 = MPI_Wtime();
+      const int rc = step();
+      sync += MPI_Wtime() - t0;
+      return rc;
+    }
+  };
+  bool predictive() const { return opt.mode == ZCOLL_H5_PREDICTIVE; }
+  int agree_timed(FlushClock& t, int rc);
+  // Rank 0's value of `addr` for every queued field, on every rank.
+  int share_addresses(FlushClock& t, haddr_t Field::*addr);
+  // flush()'s steps, in order (numbered there).
+  int agree_fields();
+  int predict_streams(FlushClock& t);
+  int share_layout(FlushClock& t);
+  int allocate_streams(FlushClock& t);
+  int compress_and_write(FlushClock& t);
+  int compress_field(FlushClock& t, Field& f, WriteQueue& writer, Buffer* buf, size_t* bytes);
+  int place_exact(FlushClock& t, Field& f, int crc, size_t bytes);
+  int gather_stream_sizes(FlushClock& t);
+  int write_overflows(FlushClock& t);
+  int write_overflow(const Field& f);
+  int write_root_metadata(FlushClock& t);
+  int learn_and_report(const FlushClock& t, zcoll_h5_report* report);
 };
 
 int zcoll_h5_writer_s::agree(int rc) {
@@ -360,32 +391,52 @@ int zcoll_h5_writer_s::write_tables(const Field& f) {
 }
 
 
+// Each step returns this rank's code; the steps that end in an agreement return the agreed
+// one, so a failure leaves flush() on every rank at the same step.
 int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
   if (failed) return failed;
-  const double t_begin = MPI_Wtime();
-  std::vector<Field>& q = queue;
-  const int P = size;
-  const bool predictive = opt.mode == ZCOLL_H5_PREDICTIVE;
-  double t_predict = 0, t_compress = 0, t_sync = 0;
-  auto fail = [&](int rc) {
+  FlushClock t;
+  t.begin = MPI_Wtime();
+  int rc = agree_fields();
+  if (!rc) rc = predict_streams(t);
+  if (!rc) rc = share_layout(t);
+  if (!rc && predictive()) rc = allocate_streams(t);
+  if (!rc) rc = compress_and_write(t);
+  if (!rc) rc = gather_stream_sizes(t);
+  if (!rc) rc = write_overflows(t);
+  if (!rc) rc = write_root_metadata(t);
+  if (!rc) rc = learn_and_report(t, report);
+  if (rc) {
     failed = rc;
     queue.clear();
-    return rc;
-  };
-  auto sync = [&](auto&& step) {  // an agreement step, timed as synchronisation
-    const double t0 = MPI_Wtime();
-    const int rc = step();
-    t_sync += MPI_Wtime() - t0;
-    return rc;
-  };
+  }
+  return rc;
+}
 
-  // 1. Every rank queued the same fields; the REL fields' ranges over all ranks.
+int zcoll_h5_writer_s::agree_timed(FlushClock& t, int rc) {
+  return t.timed([&] { return agree(rc); });
+}
+
+int zcoll_h5_writer_s::share_addresses(FlushClock& t, haddr_t Field::*addr) {
+  const size_t nf = queue.size();
+  if (!nf) return ZCOLL_SUCCESS;
+  std::vector<uint64_t> addrs(nf);
+  for (size_t i = 0; i < nf; ++i) addrs[i] = queue[i].*addr;
+  if (t.timed([&] { return MPI_Bcast(addrs.data(), static_cast<int>(nf), MPI_UINT64_T, 0, comm); }) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
+  for (size_t i = 0; i < nf; ++i) queue[i].*addr = addrs[i];
+  return ZCOLL_SUCCESS;
+}
+
+// 1. Every rank queued the same fields; the REL fields' ranges over all ranks.
+int zcoll_h5_writer_s::agree_fields() {
+  std::vector<Field>& q = queue;
   uint64_t counts[2] = {q.size(), ~uint64_t{q.size()}}, agreed[2];
-  if (MPI_Allreduce(counts, agreed, 2, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI);
+  if (MPI_Allreduce(counts, agreed, 2, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
   if (agreed[0] != ~agreed[1]) {
     zcoll::set_error_detail("the ranks queued between %llu and %llu fields", static_cast<unsigned long long>(agreed[0]),
                             static_cast<unsigned long long>(~agreed[1]));
-    return fail(ZCOLL_ERR_MISMATCH);
+    return ZCOLL_ERR_MISMATCH;
   }
   const size_t nf = q.size();
   std::vector<uint64_t> hashes(2 * nf), hashes_min(2 * nf);
@@ -402,24 +453,27 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
   }
   if (nf && (MPI_Allreduce(hashes.data(), hashes_min.data(), static_cast<int>(2 * nf), MPI_UINT64_T, MPI_MIN, comm) ||
              MPI_Allreduce(ranges.data(), ranges_min.data(), static_cast<int>(2 * nf), MPI_DOUBLE, MPI_MIN, comm)))
-    return fail(ZCOLL_ERR_MPI);
+    return ZCOLL_ERR_MPI;
   for (size_t i = 0; i < nf; ++i) {
     if (hashes_min[2 * i] != ~hashes_min[2 * i + 1]) {
       zcoll::set_error_detail("field %zu ('%s' here) differs across ranks in name, type, dims or bound", i,
                               q[i].name.c_str());
-      return fail(ZCOLL_ERR_MISMATCH);
+      return ZCOLL_ERR_MISMATCH;
     }
     Field& f = q[i];
     // zcoll.h's REL rule, on the whole field's range.
     f.eb_abs = f.eb_mode == ZCOLL_EB_REL ? zcoll::codec::rel_to_abs(f.eb, ranges_min[2 * i], -ranges_min[2 * i + 1])
                                          : std::min(f.eb, DBL_MAX / 4);
   }
+  return ZCOLL_SUCCESS;
+}
 
-  // 2. Predictions of this rank's stream sizes and compression times (predictive).
+// 2. Predictions of this rank's stream sizes and compression times (predictive).
+int zcoll_h5_writer_s::predict_streams(FlushClock& t) {
   int rc = ZCOLL_SUCCESS;
-  if (predictive) {
+  if (predictive()) {
     const double t0 = MPI_Wtime();
-    for (Field& f : q) {
+    for (Field& f : queue) {
       if (!f.values || rc) continue;
       const zcoll_codec_params p = stream_params(opt.codec, f.eb_abs, f.count, f.ndims, opt.threads);
       size_t predicted = 0, sampled = 0;
@@ -429,32 +483,35 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
       f.predicted = predicted;
       f.t_compress_pred = sampled ? dt * static_cast<double>(f.values) / static_cast<double>(sampled) * compress_factor : 0;
     }
-    t_predict = MPI_Wtime() - t0;
+    t.predict = MPI_Wtime() - t0;
     if (rc) zcoll::set_error_detail("predicting the compressed size failed: %s", zcoll_strerror(rc));
   }
-  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+  return agree_timed(t, rc);
+}
 
-  // 3. One allgather: every rank's hyperslabs and predictions, so that every rank computes
-  //    the same regions.
+// 3. One allgather: every rank's hyperslabs and predictions, so that every rank computes the
+//    same regions.
+int zcoll_h5_writer_s::share_layout(FlushClock& t) {
+  const int P = size;
   size_t per_rank = 0;
-  for (const Field& f : q) per_rank += 2 * f.ndims + 1;
+  for (const Field& f : queue) per_rank += 2 * f.ndims + 1;
   std::vector<uint64_t> mine, all(per_rank * P);
-  for (const Field& f : q) {
+  for (const Field& f : queue) {
     mine.insert(mine.end(), f.start, f.start + f.ndims);
     mine.insert(mine.end(), f.count, f.count + f.ndims);
     mine.push_back(f.predicted);
   }
-  if (per_rank && sync([&] {
+  if (per_rank && t.timed([&] {
         return MPI_Allgather(mine.data(), static_cast<int>(per_rank), MPI_UINT64_T, all.data(),
                              static_cast<int>(per_rank), MPI_UINT64_T, comm);
       }) != MPI_SUCCESS)
-    return fail(ZCOLL_ERR_MPI);
+    return ZCOLL_ERR_MPI;
   size_t at = 0;
   double my_write_bytes = 0, my_compress_s = 0;
-  for (Field& f : q) {
+  for (Field& f : queue) {
     const size_t w = 2 * f.ndims;
     f.boxes.assign(w * P, 0);
-    for (auto& t : f.table) t.assign(P, 0);
+    for (auto& table : f.table) table.assign(P, 0);
     for (int r = 0; r < P; ++r) {
       const uint64_t* src = &all[r * per_rank + at];
       std::copy(src, src + w, &f.boxes[r * w]);
@@ -467,7 +524,7 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
     std::string why;
     if (!partition_valid(f.boxes, P, f.dims, f.ndims, &why)) {
       zcoll::set_error_detail("field '%s': %s", f.name.c_str(), why.c_str());
-      return fail(ZCOLL_ERR_ARG);
+      return ZCOLL_ERR_ARG;
     }
     f.table[kRegionOffset] = prefix_offsets(f.table[kRegionSize]);
     my_write_bytes += static_cast<double>(f.table[kRegionSize][rank]);
@@ -479,65 +536,75 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
                     : write_bandwidth > 0  ? write_bandwidth
                     : my_compress_s > 0    ? my_write_bytes / my_compress_s
                                            : 1e9;
-  for (Field& f : q) f.t_write_pred = static_cast<double>(f.table[kRegionSize][rank]) / bw;
+  for (Field& f : queue) f.t_write_pred = static_cast<double>(f.table[kRegionSize][rank]) / bw;
+  return ZCOLL_SUCCESS;
+}
 
-  // 4. Rank 0 allocates the regions of every field (predictive); all learn the addresses.
-  std::vector<uint64_t> addrs(nf, HADDR_UNDEF);
-  auto share_addrs = [&](auto&& pick) {
-    for (size_t i = 0; i < nf; ++i) addrs[i] = pick(q[i]);
-    return MPI_Bcast(addrs.data(), static_cast<int>(nf), MPI_UINT64_T, 0, comm) == MPI_SUCCESS ? ZCOLL_SUCCESS
-                                                                                                 : ZCOLL_ERR_MPI;
-  };
-  if (predictive) {
-    rc = ZCOLL_SUCCESS;
-    if (rank == 0)
-      for (size_t i = 0; i < nf && !rc; ++i) rc = create_streams(q[i]);
-    if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
-    if (nf && (rc = sync([&] { return share_addrs([](const Field& f) { return f.streams_addr; }); }))) return fail(rc);
-    for (size_t i = 0; i < nf; ++i) q[i].streams_addr = addrs[i];
+// 4. Rank 0 allocates the regions of every field (predictive); all learn the addresses.
+int zcoll_h5_writer_s::allocate_streams(FlushClock& t) {
+  int rc = ZCOLL_SUCCESS;
+  if (rank == 0)
+    for (size_t i = 0; i < queue.size() && !rc; ++i) rc = create_streams(queue[i]);
+  if ((rc = agree_timed(t, rc))) return rc;
+  return share_addresses(t, &Field::streams_addr);
+}
+
+// Pipelined mode, after compressing f: the exact sizes become the regions (one allgather),
+// rank 0 allocates them, and every rank learns the address. crc: this rank's compression.
+int zcoll_h5_writer_s::place_exact(FlushClock& t, Field& f, int crc, size_t bytes) {
+  const int P = size;
+  uint64_t pair[2] = {static_cast<uint64_t>(crc), bytes};
+  std::vector<uint64_t> pairs(2 * P);
+  if (t.timed([&] { return MPI_Allgather(pair, 2, MPI_UINT64_T, pairs.data(), 2, MPI_UINT64_T, comm); }))
+    return ZCOLL_ERR_MPI;
+  int rc = agree_timed(t, crc);
+  if (rc) return rc;
+  for (int r = 0; r < P; ++r) f.table[kRegionSize][r] = pairs[2 * r + 1];
+  f.table[kRegionOffset] = prefix_offsets(f.table[kRegionSize]);
+  rc = rank == 0 ? create_streams(f) : ZCOLL_SUCCESS;
+  if ((rc = agree_timed(t, rc))) return rc;
+  uint64_t addr = f.streams_addr;
+  if (t.timed([&] { return MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, comm); })) return ZCOLL_ERR_MPI;
+  f.streams_addr = addr;
+  return ZCOLL_SUCCESS;
+}
+
+// This rank's stream of f into a buffer of the writer's; its size in *bytes.
+int zcoll_h5_writer_s::compress_field(FlushClock& t, Field& f, WriteQueue& writer, Buffer* buf, size_t* bytes) {
+  *bytes = 0;
+  if (!f.values) return ZCOLL_SUCCESS;
+  const zcoll_codec_params p = stream_params(opt.codec, f.eb_abs, f.count, f.ndims, opt.threads);
+  const size_t cap = zcoll_codec_bound(f.values, f.dtype);
+  int rc = ZCOLL_SUCCESS;
+  try {
+    *buf = writer.acquire(cap);
+  } catch (const std::bad_alloc&) {
+    rc = ZCOLL_ERR_NO_MEMORY;
   }
+  const double c0 = MPI_Wtime();
+  if (!rc) rc = zcoll_compress(&p, f.dtype, f.buf, f.values, buf->data.get(), cap, bytes, nullptr);
+  t.compress += MPI_Wtime() - c0;
+  if (rc) zcoll::set_error_detail("compressing field '%s' failed: %s", f.name.c_str(), zcoll_strerror(rc));
+  return rc;
+}
 
-  // 5. Compress each field and hand its bytes to the writer thread; pipelined mode agrees
-  //    on each field's offsets (and rank 0 allocates them) right after compressing it.
-  std::vector<int> order(nf);
+// 5. Compress each field and hand its bytes to the writer thread; pipelined mode agrees on
+//    each field's offsets (and rank 0 allocates them) right after compressing it.
+int zcoll_h5_writer_s::compress_and_write(FlushClock& t) {
+  std::vector<int> order(queue.size());
   std::iota(order.begin(), order.end(), 0);
-  if (predictive && opt.reorder) order = johnson_order(q);
-  int write_error = 0;
-  double t_write = 0, t_exposed = 0;
+  if (predictive() && opt.reorder) order = johnson_order(queue);
+  int rc = ZCOLL_SUCCESS, write_error = 0;
   {
     WriteQueue writer(fd, opt.overlap ? 2 : 1, &buffers);
     for (int idx : order) {
-      Field& f = q[idx];
+      Field& f = queue[idx];
       Buffer buf;
       size_t bytes = 0;
-      int crc = ZCOLL_SUCCESS;
-      if (f.values) {
-        const zcoll_codec_params p = stream_params(opt.codec, f.eb_abs, f.count, f.ndims, opt.threads);
-        const size_t cap = zcoll_codec_bound(f.values, f.dtype);
-        try {
-          buf = writer.acquire(cap);
-        } catch (const std::bad_alloc&) {
-          crc = ZCOLL_ERR_NO_MEMORY;
-        }
-        const double c0 = MPI_Wtime();
-        if (!crc) crc = zcoll_compress(&p, f.dtype, f.buf, f.values, buf.data.get(), cap, &bytes, nullptr);
-        t_compress += MPI_Wtime() - c0;
-        if (crc) zcoll::set_error_detail("compressing field '%s' failed: %s", f.name.c_str(), zcoll_strerror(crc));
-      }
-      if (!predictive) {
-        // Exact sizes -> regions; one allgather, then rank 0 allocates.
-        uint64_t pair[2] = {static_cast<uint64_t>(crc), bytes};
-        std::vector<uint64_t> pairs(2 * P);
-        if (sync([&] { return MPI_Allgather(pair, 2, MPI_UINT64_T, pairs.data(), 2, MPI_UINT64_T, comm); }))
-          return fail(ZCOLL_ERR_MPI);
-        if ((rc = sync([&] { return agree(crc); }))) return fail(rc);
-        for (int r = 0; r < P; ++r) f.table[kRegionSize][r] = pairs[2 * r + 1];
-        f.table[kRegionOffset] = prefix_offsets(f.table[kRegionSize]);
-        rc = rank == 0 ? create_streams(f) : ZCOLL_SUCCESS;
-        if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
-        uint64_t addr = f.streams_addr;
-        if (sync([&] { return MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, comm); })) return fail(ZCOLL_ERR_MPI);
-        f.streams_addr = addr;
+      const int crc = compress_field(t, f, writer, &buf, &bytes);
+      if (!predictive()) {
+        const int prc = place_exact(t, f, crc, bytes);
+        if (prc) return prc;
       }
       if (crc) {
         rc = crc;  // agreed after the pipeline (predictive) so that no rank waits on another
@@ -551,99 +618,114 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
       if (!opt.overlap) writer.drain();  // its first error stays: the drain below returns it
     }
     write_error = writer.drain();
-    t_write = writer.busy_seconds();
-    t_exposed = writer.wait_seconds();
+    t.write = writer.busy_seconds();
+    t.exposed = writer.wait_seconds();
   }
-  {
-    const double s0 = MPI_Wtime();
-    if (!write_error && fsync(fd) != 0) write_error = errno;
-    t_write += MPI_Wtime() - s0;
-    t_exposed += MPI_Wtime() - s0;
-  }
+  const double s0 = MPI_Wtime();
+  if (!write_error && fsync(fd) != 0) write_error = errno;
+  t.write += MPI_Wtime() - s0;
+  t.exposed += MPI_Wtime() - s0;
   if (write_error && !rc) {
     zcoll::set_error_detail("writing %s failed: %s", path.c_str(), std::strerror(write_error));
     rc = ZCOLL_ERR_IO;
   }
-  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+  return agree_timed(t, rc);
+}
 
-  // 6. The actual sizes: overflow tables (predictive).
-  if (predictive && nf) {
+// 6. The actual sizes: overflow tables (predictive).
+int zcoll_h5_writer_s::gather_stream_sizes(FlushClock& t) {
+  const int P = size;
+  const size_t nf = queue.size();
+  if (predictive() && nf) {
     std::vector<uint64_t> sizes(nf), all_sizes(nf * P);
-    for (size_t i = 0; i < nf; ++i) sizes[i] = q[i].table[kStreamSize][rank];
-    if (sync([&] {
+    for (size_t i = 0; i < nf; ++i) sizes[i] = queue[i].table[kStreamSize][rank];
+    if (t.timed([&] {
           return MPI_Allgather(sizes.data(), static_cast<int>(nf), MPI_UINT64_T, all_sizes.data(),
                                static_cast<int>(nf), MPI_UINT64_T, comm);
         }))
-      return fail(ZCOLL_ERR_MPI);
+      return ZCOLL_ERR_MPI;
     for (size_t i = 0; i < nf; ++i)
-      for (int r = 0; r < P; ++r) q[i].table[kStreamSize][r] = all_sizes[r * nf + i];
+      for (int r = 0; r < P; ++r) queue[i].table[kStreamSize][r] = all_sizes[r * nf + i];
   } else {
-    for (Field& f : q) f.table[kStreamSize] = f.table[kRegionSize];
+    for (Field& f : queue) f.table[kStreamSize] = f.table[kRegionSize];
   }
-  for (Field& f : q) {
+  for (Field& f : queue) {
     for (int r = 0; r < P; ++r) {
       const uint64_t s = f.table[kStreamSize][r], reg = f.table[kRegionSize][r];
       f.table[kOverflowSize][r] = s > reg ? s - reg : 0;
     }
     f.table[kOverflowOffset] = prefix_offsets(f.table[kOverflowSize]);
   }
+  return ZCOLL_SUCCESS;
+}
 
-  // 7. Rank 0 appends the overflow datasets; ranks with an overflow write it there.
-  rc = ZCOLL_SUCCESS;
-  if (rank == 0)
-    for (size_t i = 0; i < nf && !rc; ++i) rc = create_overflow(q[i]);
-  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
-  if (nf && (rc = sync([&] { return share_addrs([](const Field& f) { return f.overflow_addr; }); }))) return fail(rc);
-  bool wrote_overflow = false;
-  for (size_t i = 0; i < nf && !rc; ++i) {
-    Field& f = q[i];
-    f.overflow_addr = addrs[i];
-    if (f.overflow.empty()) continue;
-    const double s0 = MPI_Wtime();
-    size_t done = 0;
-    const uint64_t base = f.overflow_addr + f.table[kOverflowOffset][rank];
-    while (done < f.overflow.size() && !rc) {
-      const ssize_t n = pwrite(fd, f.overflow.data() + done, f.overflow.size() - done, static_cast<off_t>(base + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        zcoll::set_error_detail("writing the overflow of '%s' to %s failed: %s", f.name.c_str(), path.c_str(),
-                                std::strerror(n < 0 ? errno : EIO));
-        rc = ZCOLL_ERR_IO;
-      }
-      done += n > 0 ? static_cast<size_t>(n) : 0;
+// This rank's overflow of f, at its offset in f's `overflow` dataset.
+int zcoll_h5_writer_s::write_overflow(const Field& f) {
+  size_t done = 0;
+  const uint64_t base = f.overflow_addr + f.table[kOverflowOffset][rank];
+  while (done < f.overflow.size()) {
+    const ssize_t n = pwrite(fd, f.overflow.data() + done, f.overflow.size() - done, static_cast<off_t>(base + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      zcoll::set_error_detail("writing the overflow of '%s' to %s failed: %s", f.name.c_str(), path.c_str(),
+                              std::strerror(n < 0 ? errno : EIO));
+      return ZCOLL_ERR_IO;
     }
+    done += static_cast<size_t>(n);
+  }
+  return ZCOLL_SUCCESS;
+}
+
+// 7. Rank 0 appends the overflow datasets; ranks with an overflow write it there.
+int zcoll_h5_writer_s::write_overflows(FlushClock& t) {
+  int rc = ZCOLL_SUCCESS;
+  if (rank == 0)
+    for (size_t i = 0; i < queue.size() && !rc; ++i) rc = create_overflow(queue[i]);
+  if ((rc = agree_timed(t, rc)) || (rc = share_addresses(t, &Field::overflow_addr))) return rc;
+  bool wrote_overflow = false;
+  for (size_t i = 0; i < queue.size() && !rc; ++i) {
+    if (queue[i].overflow.empty()) continue;
+    const double s0 = MPI_Wtime();
+    rc = write_overflow(queue[i]);
     wrote_overflow = true;
-    t_write += MPI_Wtime() - s0;
-    t_exposed += MPI_Wtime() - s0;
+    t.write += MPI_Wtime() - s0;
+    t.exposed += MPI_Wtime() - s0;
   }
   if (wrote_overflow && !rc && fsync(fd) != 0) {
     zcoll::set_error_detail("syncing %s failed: %s", path.c_str(), std::strerror(errno));
     rc = ZCOLL_ERR_IO;
   }
-  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+  return agree_timed(t, rc);
+}
 
-  // 8. Rank 0 writes the tables.
+// 8. Rank 0 writes the tables and the root's field count.
+int zcoll_h5_writer_s::write_root_metadata(FlushClock& t) {
+  int rc = ZCOLL_SUCCESS;
   if (rank == 0) {
-    for (size_t i = 0; i < nf && !rc; ++i) rc = write_tables(q[i]);
+    for (size_t i = 0; i < queue.size() && !rc; ++i) rc = write_tables(queue[i]);
     if (!rc) {
       QuietHdf5 quiet;
-      if (!write_attr_u32(file.get(), name::kFields, static_cast<uint32_t>(fields_written + nf)) ||
+      if (!write_attr_u32(file.get(), name::kFields, static_cast<uint32_t>(fields_written + queue.size())) ||
           H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0) {
         zcoll::set_error_detail("HDF5 failed to update the root attributes of %s", path.c_str());
         rc = ZCOLL_ERR_IO;
       }
     }
   }
-  if ((rc = sync([&] { return agree(rc); }))) return fail(rc);
+  return agree_timed(t, rc);
+}
 
-  // 9. Learn for the next flush, and report.
+// 9. Learn for the next flush, and report.
+int zcoll_h5_writer_s::learn_and_report(const FlushClock& t, zcoll_h5_report* report) {
+  const int P = size;
+  const std::vector<Field>& q = queue;
   uint64_t my_bytes = 0;
   for (const Field& f : q) my_bytes += f.table[kStreamSize][rank];
-  if (t_write > 0 && my_bytes) write_bandwidth = static_cast<double>(my_bytes) / t_write;
+  if (t.write > 0 && my_bytes) write_bandwidth = static_cast<double>(my_bytes) / t.write;
   double predicted_s = 0;
   for (const Field& f : q) predicted_s += f.t_compress_pred;
-  if (predictive && predicted_s > 0 && t_compress > 0)
-    compress_factor = std::clamp(compress_factor * t_compress / predicted_s, 0.1, 10.0);
+  if (predictive() && predicted_s > 0 && t.compress > 0)
+    compress_factor = std::clamp(compress_factor * t.compress / predicted_s, 0.1, 10.0);
 
   zcoll_h5_report r{};
   std::vector<double> errs;
@@ -656,24 +738,24 @@ int zcoll_h5_writer_s::flush(zcoll_h5_report* report) {
     for (int p = 0; p < P; ++p) {
       if (f.table[kOverflowSize][p]) overflowed[p] = true;
       const double actual = static_cast<double>(f.table[kStreamSize][p]);
-      if (predictive && actual > 0)
+      if (predictive() && actual > 0)
         errs.push_back(std::fabs(static_cast<double>(f.table[kPredictedSize][p]) - actual) / actual);
     }
   }
-  r.fields = static_cast<int>(nf);
+  r.fields = static_cast<int>(q.size());
   r.overflow_ranks = static_cast<int>(std::count(overflowed.begin(), overflowed.end(), true));
-  r.t_predict = t_predict;
-  r.t_compress = t_compress;
-  r.t_compress_predicted = predictive ? predicted_s : 0;
-  r.t_write = t_write;
-  r.t_write_exposed = t_exposed;
-  r.t_sync = t_sync;
-  double mine_total = MPI_Wtime() - t_begin;
-  if (MPI_Allreduce(&mine_total, &r.t_total, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI);
+  r.t_predict = t.predict;
+  r.t_compress = t.compress;
+  r.t_compress_predicted = predictive() ? predicted_s : 0;
+  r.t_write = t.write;
+  r.t_write_exposed = t.exposed;
+  r.t_sync = t.sync;
+  double mine_total = MPI_Wtime() - t.begin;
+  if (MPI_Allreduce(&mine_total, &r.t_total, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
   r.predicted_ratio_err = Totals::median(errs);
-  r.overlap = Totals::overlap_of(t_write, t_exposed);
+  r.overlap = Totals::overlap_of(t.write, t.exposed);
   totals.add(r, errs);
-  fields_written += static_cast<int>(nf);
+  fields_written += static_cast<int>(q.size());
   queue.clear();
   if (report) *report = r;
   return ZCOLL_SUCCESS;
