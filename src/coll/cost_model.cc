@@ -832,40 +832,206 @@ void learn(zcoll_comm_s& c, double seconds, double overhead) {
   s.recheck_bar = 0;
 }
 
+// The codec figures of this call (the ratio, s per byte compressing and decompressing): the
+// agreed ones, or (no rank sampled) the last ones of this collective.
+struct CallFigures {
+  double rho = 0, comp = 0, decomp = 0;
+};
+CallFigures call_figures(ModelState& s, int collective, int k, const Agreement& a) {
+  CallFigures g{a.rho, a.compress_cost, a.decompress_cost};
+  if (g.rho > 0) s.rho[collective][k] = g.rho;
+  else g.rho = s.rho[collective][k] > 0 ? s.rho[collective][k] : 0.5;
+  if (!(g.comp > 0)) return {g.rho, s.best_compress[k], s.best_decompress[k]};
+  s.best_compress[k] = s.best_compress[k] > 0 ? std::min(s.best_compress[k], g.comp) : g.comp;
+  s.best_decompress[k] = s.best_decompress[k] > 0 ? std::min(s.best_decompress[k], g.decomp) : g.decomp;
+  // The codec's speed is the fastest of this collective's last kRecent samples, not this
+  // call's alone: a sample taken right after a plain MPI call runs cold, up to 2x slower
+  // than after a compressed one (a 16 MiB allreduce at 10 Gbit/s: the ring modelled at
+  // 6.0-7.0 ms after ring calls, 10.6-12.7 ms after plain ones), so compression, looking
+  // slower, kept losing to plain MPI once it had run (the last 14 of 30 calls, at 1.3x
+  // the ring's time). The ratio is this call's: it is the data's.
+  const int slot = s.recent_n[collective][k]++ % ModelState::kRecent;
+  s.recent_compress[collective][k][slot] = g.comp;
+  s.recent_decompress[collective][k][slot] = g.decomp;
+  const int n = std::min(s.recent_n[collective][k], ModelState::kRecent);
+  g.comp = *std::min_element(s.recent_compress[collective][k], s.recent_compress[collective][k] + n);
+  g.decomp = *std::min_element(s.recent_decompress[collective][k], s.recent_decompress[collective][k] + n);
+  return g;
+}
+
+// Each path's prediction for one call (path 0 is plain MPI; 0 for a path not weighed).
+struct Predictions {
+  double model[ModelState::kPaths] = {};  // the bare model
+  double pred[ModelState::kPaths] = {};   // model x factor, and a schedule's agreement
+  bool ran[ModelState::kPaths] = {};      // run here before
+  double agreement = 0;
+  int best = -1;       // the schedule predicted fastest
+  double model_best = 1e300;  // the lowest bare model of a schedule
+  int untried = -1;    // the untried schedule predicted fastest (see decide())
+};
+
+// A schedule's prediction also counts the agreement its every call pays, which plain MPI's
+// fast path skips: on shared memory a 64 MiB bcast's binomial tree ran at plain MPI's speed,
+// about 11.3 ms, and its calls took a median of 13.8 ms with the agreement and the range
+// pass, against plain MPI's 11.0.
+Predictions predict_paths(const zcoll_comm_s& c, int collective, int size, bool homomorphic, const Inputs& m,
+                          size_t bytes, double plain_model) {
+  const ModelState& s = *c.model;
+  const int* runs = s.runs[collective][size];
+  const double* f = s.learned[collective][size];
+  Predictions p;
+  p.model[0] = plain_model;
+  p.pred[0] = plain_model * f[0];
+  p.ran[0] = runs[0] > 0;
+  p.agreement = agreement_cost(s, collective, size);
+  double best = 1e300;
+  for (int alg : candidates(c, collective, homomorphic)) {
+    p.model[alg] = schedule_time(c, collective, alg, homomorphic, m, bytes);
+    p.model_best = std::min(p.model_best, p.model[alg]);
+    p.ran[alg] = runs[alg] > 0;
+    p.pred[alg] = p.model[alg] * (p.ran[alg] ? f[alg] : untried_factor(s, collective, size, alg, 1.0)) + p.agreement;
+    if (p.pred[alg] < best) {
+      best = p.pred[alg];
+      p.best = alg;
+    }
+    if (!p.ran[alg] && (p.untried < 0 || p.pred[alg] < p.pred[p.untried])) p.untried = alg;
+  }
+  return p;
+}
+
+void run_path(Decision* d, int path) {
+  d->plain = path == 0;
+  if (path) d->choice.schedule = path;
+  d->probe = true;
+}
+
+// The choice from the predictions, and the first runs that measure it (d->probe).
+void first_choice(const ModelState& s, int collective, int size, const Predictions& p, bool have_codec,
+                  Decision* d) {
+  const int* runs = s.runs[collective][size];
+  const double best = p.best >= 0 ? p.pred[p.best] : 1e300;
+  if (p.best >= 0) d->choice.schedule = p.best;
+  d->plain = !(best < d->t_predicted_plain) || !have_codec;
+  // Plain MPI not yet measured here, and compression predicted to win by less than 2x:
+  // measure plain MPI once first. The model's error is of that order before it has learned
+  // anything, and a wrong first guess for compression would never be corrected (plain MPI's
+  // factor is learned only from plain calls).
+  // The unscaled models count too: a schedule's learned factor can make it look 10x faster
+  // than modelled where the model's common inputs (a link figure) were off, and plain MPI,
+  // sharing that error, would then never be measured.
+  if (!d->plain && !p.ran[0] && (best > 0.5 * d->t_predicted_plain || p.model_best > 0.5 * p.model[0]))
+    d->plain = d->probe = true;
+  // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
+  // predicted within kExplore of plain MPI: run it once. Otherwise a model that overrates the
+  // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly, a cold
+  // sample) would never be corrected, as a schedule's factor is learned only from its own
+  // runs. One call per collective and size class.
+  if (d->plain && have_codec && p.ran[0] && best < kExplore * d->t_predicted_plain &&
+      std::none_of(p.ran + 1, p.ran + ModelState::kPaths, [](bool r) { return r; })) {
+    d->plain = false;
+    d->probe = true;
+  }
+  // Plain MPI's first two runs are learned at once (the fast path waits for the second),
+  // and no other probe takes their place.
+  if (d->plain && runs[0] < 2) d->probe = true;
+}
+
+// Every 8th call here, of the other paths already run here (plain MPI or a
+// schedule) and predicted within 1.25x of the chosen one, the one run least recently runs
+// instead; every 16th call within 1.5x, every 32nd within 2x, every 64th within kExplore.
+// A factor learned from a few noisy calls can hold a wrong choice, and nothing else would
+// run the other path again: at 1 Gbit/s a ring allreduce ran at 1.7x its usual time for a
+// dozen calls, and recursive doubling, 1.3x the usual ring, then held every later call; on
+// shared memory six slow plain calls of twelve set plain MPI's factor to 1.8x the
+// schedules', and Bruck and the ring, each the other's runner-up, held 69 calls at 1.9x
+// plain MPI's time. Each band costs at most about 3% of the calls' time (25% on one call
+// in 8, 50% on one in 16, 100% on one in 32, 200% on one in 64).
+// While the choice holds, a path re-checked k times takes one in 2^k of its turns (k at
+// most 3): recursive doubling at 1.12x the ring, within every band, ran at every 8th call
+// of a 64 MiB allreduce and cost 1.5% of the calls' time, re-checks that confirmed the
+// ring each time. Paths not re-checked yet keep every turn, so a path a spell locked out
+// comes back as soon as before; a change of the chosen path restarts the count.
+// The bands count calls, the fast path's included: counted in agreements alone (every 16th
+// call of a plain stretch) a runner-up within 1.25x came up every 128th call. cesm_TS's 1 MiB
+// allreduce at 10 Gbit/s ran plain MPI in 91 of 100 calls where the ring, slow in its two
+// early runs, was 1.058x faster. So a turn is the last multiple of 8 calls passed since the
+// last agreement; with the fast path's stride of 16 it falls on the 1.5x band or wider.
+// `counts`: whether this call advances the clock (it has not been decided by a probe).
+void recheck(ModelState& s, int collective, int size, int chosen, const Predictions& p, bool counts, Decision* d) {
+  int* last_ran = s.last_ran[collective][size];
+  int* rechecks = s.rechecks[collective][size];
+  if (s.chosen[collective][size] != chosen + 1) std::fill(rechecks, rechecks + ModelState::kPaths, 0);
+  s.chosen[collective][size] = chosen + 1;
+  if (!counts) return;
+  int& clock = s.decided[collective][size];
+  const int before = clock;
+  clock += 1 + s.skipped[collective][size];
+  s.skipped[collective][size] = 0;
+  const int n = clock - clock % 8;  // this call's turn, if it has one
+  if (n <= before) return;
+  const double margin = n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.25;
+  int alt = -1;
+  for (int path = 0; path < ModelState::kPaths; ++path)
+    if (path != chosen && p.ran[path] && p.model[path] > 0 && p.pred[path] < margin * p.pred[chosen] &&
+        (n / 8) % (1 << std::min(rechecks[path], ModelState::kMaxRecheckBackoff)) == 0 &&
+        (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && p.pred[path] < p.pred[alt])))
+      alt = path;
+  if (alt < 0) return;
+  run_path(d, alt);
+  ++rechecks[alt];
+  // From the wide bands only: there the next re-check is 32-64 calls away, where in the
+  // narrow ones it comes within 8-16, and a host spell just over leaves the chosen
+  // path's factor high for a call or two (a re-check confirmed on that handed a 64 MiB
+  // reduce_scatter to plain MPI, 1.45x slower, for 11 calls).
+  if (margin > 1.5) s.recheck_bar = p.pred[chosen] - (alt ? p.agreement : 0.0);  // for its own time
+}
+
+// A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
+// schedule within 1.25x, or a schedule that would beat the chosen path at its bare model,
+// or at the chosen schedule's factor where that is below 1) runs once more, plain MPI
+// first. Its one run may have been cold: the communicator's first call (first-touch pages,
+// a TCP connection idle since set-up) or the schedule's first (its buffers), and a factor
+// learned from it alone can be 2x too high, or 19x (a 1 MiB bcast's first call at 1 Gbit/s:
+// 14.7 ms against 0.78 ms after), with nothing to run the path again before the next
+// re-check (on shared memory, a 1 MiB allgather ran Bruck five times at 2.2x plain MPI's
+// time; at 1 Gbit/s that bcast then ran plain MPI nine times, 11x). The chosen schedule's
+// factor counts because it carries what the model misjudges for every schedule alike (a
+// link figure; plain MPI's factor does not: it has no codec): a 16 MiB bcast at 2.5 Gbit/s
+// had the binomial tree modelled at 9.7 ms and scatter-allgather at 11.1 ms; the tree's one
+// run, the communicator's first, took 13.8 ms, scatter-allgather then 6.1-6.4 ms (factor
+// 0.55), and the tree, 5.0 ms once warm, never ran again in 29 calls.
+// The second run is learned at once, and the factor becomes the faster of the two.
+// Plain MPI counts as run once until its third run: its first two come together (the
+// communicator's first call and the next, learned at once above), and both can be cold. On
+// a 16-core node a 16 MiB bcast's plain MPI took 9.1 and 7.7 ms in them, 3.8 ms after; the
+// binomial tree, 3.9-4.4 ms, then held every call. A third run faster than the chosen path
+// is predicted to run is confirmed as a re-check's is: one fast run of three does not move
+// the factor (the faster of the cold two), a second does.
+void run_again(ModelState& s, int collective, int size, int chosen, const Predictions& p, Decision* d) {
+  const int* runs = s.runs[collective][size];
+  const double* f = s.learned[collective][size];
+  int again = -1;
+  for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
+    if (path != chosen && p.model[path] > 0 && runs[path] >= 1 && runs[path] <= (path ? 1 : 2) &&
+        (p.pred[path] < (path ? 1.25 : 2.0) * p.pred[chosen] ||
+         (path && p.model[path] * (chosen ? std::min(f[chosen], 1.0) : 1.0) + p.agreement < p.pred[chosen])) &&
+        (again < 0 || p.pred[path] < p.pred[again]))
+      again = path;
+  if (again >= 0) run_path(d, again);
+  if (again == 0 && runs[0] == 2) s.recheck_bar = p.pred[chosen];
+}
+
 }  // namespace
 
 Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a) {
   Decision d;
   ModelState& s = *c.model;
   ++s.epoch;
-  const int k = dtype_slot(dtype);
   // Learning: the previous decided call's time, the slowest rank's.
   learn(c, a.prev_time, a.prev_overhead);
   const int size = size_class(bytes);
-  // Agreed codec figures of this call, or (no rank sampled) the last ones of this collective.
-  double rho = a.rho, comp = a.compress_cost, decomp = a.decompress_cost;
-  if (rho > 0) s.rho[collective][k] = rho;
-  else rho = s.rho[collective][k] > 0 ? s.rho[collective][k] : 0.5;
-  if (comp > 0) {
-    s.best_compress[k] = s.best_compress[k] > 0 ? std::min(s.best_compress[k], comp) : comp;
-    s.best_decompress[k] = s.best_decompress[k] > 0 ? std::min(s.best_decompress[k], decomp) : decomp;
-    // The codec's speed is the fastest of this collective's last kRecent samples, not this
-    // call's alone: a sample taken right after a plain MPI call runs cold, up to 2x slower
-    // than after a compressed one (a 16 MiB allreduce at 10 Gbit/s: the ring modelled at
-    // 6.0-7.0 ms after ring calls, 10.6-12.7 ms after plain ones), so compression, looking
-    // slower, kept losing to plain MPI once it had run (the last 14 of 30 calls, at 1.3x
-    // the ring's time). The ratio is this call's: it is the data's.
-    const int slot = s.recent_n[collective][k]++ % ModelState::kRecent;
-    s.recent_compress[collective][k][slot] = comp;
-    s.recent_decompress[collective][k][slot] = decomp;
-    const int n = std::min(s.recent_n[collective][k], ModelState::kRecent);
-    comp = *std::min_element(s.recent_compress[collective][k], s.recent_compress[collective][k] + n);
-    decomp = *std::min_element(s.recent_decompress[collective][k], s.recent_decompress[collective][k] + n);
-  } else {
-    comp = s.best_compress[k];
-    decomp = s.best_decompress[k];
-  }
-  const Inputs m = inputs(c, rho, comp, decomp);
+  const CallFigures g = call_figures(s, collective, dtype_slot(dtype), a);
+  const Inputs m = inputs(c, g.rho, g.comp, g.decomp);
   const double plain_model = plain_time(collective, m, bytes);
   int* runs = s.runs[collective][size];
   // Then plain MPI's fast-path calls here since the last agreement (the slowest rank's
@@ -874,157 +1040,26 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   if (a.fast_plain > 0) {
     const double f = std::clamp(a.fast_plain, 1 / kFactorLimit, kFactorLimit);
     s.learned[collective][size][0] = f;
-    std::fill_n(s.seen[collective][size][0], ModelState::kSeen, ModelState::Run{f * plain_model, rho, static_cast<double>(bytes)});
+    std::fill_n(s.seen[collective][size][0], ModelState::kSeen, ModelState::Run{f * plain_model, g.rho, static_cast<double>(bytes)});
     ++runs[0];
   }
   // The schedules' factors against the codec speed of this call's model (factor_of()).
   for (int path = 1; path < ModelState::kPaths; ++path)
     if (runs[path] > 0)
-      s.learned[collective][size][path] = factor_of(c, collective, size, path, homomorphic, comp, decomp);
-  const double* f = s.learned[collective][size];
-  d.rho = rho;
-  d.t_predicted_plain = plain_model * f[0];
-  // Each path's prediction (model, and model x factor); path 0 is plain MPI. A schedule's
-  // also counts the agreement its every call pays, which plain MPI's fast path skips: on
-  // shared memory a 64 MiB bcast's binomial tree ran at plain MPI's speed, about 11.3 ms, and
-  // its calls took a median of 13.8 ms with the agreement and the range pass, against plain
-  // MPI's 11.0.
-  const double agreement = agreement_cost(s, collective, size);
-  double model[ModelState::kPaths] = {plain_model}, pred[ModelState::kPaths] = {d.t_predicted_plain};
-  bool ran[ModelState::kPaths] = {runs[0] > 0};
-  double best = 1e300, model_best = 1e300;
-  // The untried schedule predicted fastest (see below).
-  int untried = -1;
-  for (int alg : candidates(c, collective, homomorphic)) {
-    model[alg] = schedule_time(c, collective, alg, homomorphic, m, bytes);
-    model_best = std::min(model_best, model[alg]);
-    ran[alg] = runs[alg] > 0;
-    pred[alg] = model[alg] * (ran[alg] ? f[alg] : untried_factor(s, collective, size, alg, 1.0)) + agreement;
-    if (pred[alg] < best) {
-      best = pred[alg];
-      d.choice.schedule = alg;
-    }
-    if (!ran[alg] && (untried < 0 || pred[alg] < pred[untried])) untried = alg;
-  }
-  d.plain = !(best < d.t_predicted_plain) || !(comp > 0);
-  // Plain MPI not yet measured here, and compression predicted to win by less than 2x:
-  // measure plain MPI once first. The model's error is of that order before it has learned
-  // anything, and a wrong first guess for compression would never be corrected (plain MPI's
-  // factor is learned only from plain calls).
-  // The unscaled models count too: a schedule's learned factor can make it look 10x faster
-  // than modelled where the model's common inputs (a link figure) were off, and plain MPI,
-  // sharing that error, would then never be measured.
-  if (!d.plain && !ran[0] && (best > 0.5 * d.t_predicted_plain || model_best > 0.5 * plain_model))
-    d.plain = d.probe = true;
-  // The converse: plain MPI measured here, no compressed schedule tried yet, and the best one
-  // predicted within kExplore of plain MPI: run it once. Otherwise a model that overrates the
-  // compressed path's cost (a fixed cost per call, a reduction plain MPI does slowly, a cold
-  // sample) would never be corrected, as a schedule's factor is learned only from its own
-  // runs. One call per collective and size class.
-  if (d.plain && comp > 0 && ran[0] && best < kExplore * d.t_predicted_plain) {
-    bool tried = false;
-    for (int alg = 1; alg < ModelState::kPaths; ++alg) tried = tried || ran[alg];
-    if (!tried) {
-      d.plain = false;
-      d.probe = true;
-    }
-  }
-  // Plain MPI's first two runs are learned at once (the fast path waits for the second),
-  // and no other probe takes their place.
-  if (d.plain && runs[0] < 2) d.probe = true;
-  auto run_path = [&](int path) {
-    d.plain = path == 0;
-    if (path) d.choice.schedule = path;
-    d.probe = true;
-  };
+      s.learned[collective][size][path] = factor_of(c, collective, size, path, homomorphic, g.comp, g.decomp);
+  const Predictions p = predict_paths(c, collective, size, homomorphic, m, bytes, plain_model);
+  d.rho = g.rho;
+  d.t_predicted_plain = p.pred[0];
+  const bool have_codec = g.comp > 0;
+  first_choice(s, collective, size, p, have_codec, &d);
   const int chosen = d.plain ? 0 : d.choice.schedule;
-  // The last re-check of a wide band (below) ran faster than the chosen path was predicted
-  // to: it runs again, and two fast runs move its factor (learn()).
+  // The last re-check of a wide band (recheck()) ran faster than the chosen path was
+  // predicted to: it runs again, and two fast runs move its factor (learn()).
   int& confirm = s.confirm[collective][size];
-  if (!d.probe && comp > 0 && confirm > 0 && confirm - 1 != chosen) run_path(confirm - 1);
+  if (!d.probe && have_codec && confirm > 0 && confirm - 1 != chosen) run_path(&d, confirm - 1);
   confirm = 0;
-  // Every 8th call here, of the other paths already run here (plain MPI or a
-  // schedule) and predicted within 1.25x of the chosen one, the one run least recently runs
-  // instead; every 16th call within 1.5x, every 32nd within 2x, every 64th within kExplore.
-  // A factor learned from a few noisy calls can hold a wrong choice, and nothing else would
-  // run the other path again: at 1 Gbit/s a ring allreduce ran at 1.7x its usual time for a
-  // dozen calls, and recursive doubling, 1.3x the usual ring, then held every later call; on
-  // shared memory six slow plain calls of twelve set plain MPI's factor to 1.8x the
-  // schedules', and Bruck and the ring, each the other's runner-up, held 69 calls at 1.9x
-  // plain MPI's time. Each band costs at most about 3% of the calls' time (25% on one call
-  // in 8, 50% on one in 16, 100% on one in 32, 200% on one in 64).
-  // While the choice holds, a path re-checked k times takes one in 2^k of its turns (k at
-  // most 3): recursive doubling at 1.12x the ring, within every band, ran at every 8th call
-  // of a 64 MiB allreduce and cost 1.5% of the calls' time, re-checks that confirmed the
-  // ring each time. Paths not re-checked yet keep every turn, so a path a spell locked out
-  // comes back as soon as before; a change of the chosen path restarts the count.
-  // The bands count calls, the fast path's included: counted in agreements alone (every 16th
-  // call of a plain stretch) a runner-up within 1.25x came up every 128th call. cesm_TS's 1 MiB
-  // allreduce at 10 Gbit/s ran plain MPI in 91 of 100 calls where the ring, slow in its two
-  // early runs, was 1.058x faster. So a turn is the last multiple of 8 calls passed since the
-  // last agreement; with the fast path's stride of 16 it falls on the 1.5x band or wider.
-  int* last_ran = s.last_ran[collective][size];
-  int* rechecks = s.rechecks[collective][size];
-  if (s.chosen[collective][size] != chosen + 1) std::fill(rechecks, rechecks + ModelState::kPaths, 0);
-  s.chosen[collective][size] = chosen + 1;
-  int n = 0;  // this call's turn, if it has one
-  if (!d.probe && comp > 0) {
-    int& clock = s.decided[collective][size];
-    const int before = clock;
-    clock += 1 + s.skipped[collective][size];
-    s.skipped[collective][size] = 0;
-    if (clock - clock % 8 > before) n = clock - clock % 8;
-  }
-  if (n > 0) {
-    const double margin = n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.25;
-    int alt = -1;
-    for (int path = 0; path < ModelState::kPaths; ++path)
-      if (path != chosen && ran[path] && model[path] > 0 && pred[path] < margin * pred[chosen] &&
-          (n / 8) % (1 << std::min(rechecks[path], ModelState::kMaxRecheckBackoff)) == 0 &&
-          (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && pred[path] < pred[alt])))
-        alt = path;
-    if (alt >= 0) {
-      run_path(alt);
-      ++rechecks[alt];
-      // From the wide bands only: there the next re-check is 32-64 calls away, where in the
-      // narrow ones it comes within 8-16, and a host spell just over leaves the chosen
-      // path's factor high for a call or two (a re-check confirmed on that handed a 64 MiB
-      // reduce_scatter to plain MPI, 1.45x slower, for 11 calls).
-      if (margin > 1.5) s.recheck_bar = pred[chosen] - (alt ? agreement : 0.0);  // for its own time
-    }
-  }
-  // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
-  // schedule within 1.25x, or a schedule that would beat the chosen path at its bare model,
-  // or at the chosen schedule's factor where that is below 1) runs once more, plain MPI
-  // first. Its one run may have been cold: the communicator's first call (first-touch pages,
-  // a TCP connection idle since set-up) or the schedule's first (its buffers), and a factor
-  // learned from it alone can be 2x too high, or 19x (a 1 MiB bcast's first call at 1 Gbit/s:
-  // 14.7 ms against 0.78 ms after), with nothing to run the path again before the next
-  // re-check (on shared memory, a 1 MiB allgather ran Bruck five times at 2.2x plain MPI's
-  // time; at 1 Gbit/s that bcast then ran plain MPI nine times, 11x). The chosen schedule's
-  // factor counts because it carries what the model misjudges for every schedule alike (a
-  // link figure; plain MPI's factor does not: it has no codec): a 16 MiB bcast at 2.5 Gbit/s
-  // had the binomial tree modelled at 9.7 ms and scatter-allgather at 11.1 ms; the tree's one
-  // run, the communicator's first, took 13.8 ms, scatter-allgather then 6.1-6.4 ms (factor
-  // 0.55), and the tree, 5.0 ms once warm, never ran again in 29 calls.
-  // The second run is learned at once, and the factor becomes the faster of the two.
-  // Plain MPI counts as run once until its third run: its first two come together (the
-  // communicator's first call and the next, learned at once above), and both can be cold. On
-  // a 16-core node a 16 MiB bcast's plain MPI took 9.1 and 7.7 ms in them, 3.8 ms after; the
-  // binomial tree, 3.9-4.4 ms, then held every call. A third run faster than the chosen path
-  // is predicted to run is confirmed as a re-check's is: one fast run of three does not move
-  // the factor (the faster of the cold two), a second does.
-  if (!d.probe && comp > 0) {
-    int again = -1;
-    for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
-      if (path != chosen && model[path] > 0 && runs[path] >= 1 && runs[path] <= (path ? 1 : 2) &&
-          (pred[path] < (path ? 1.25 : 2.0) * pred[chosen] ||
-           (path && model[path] * (chosen ? std::min(f[chosen], 1.0) : 1.0) + agreement < pred[chosen])) &&
-          (again < 0 || pred[path] < pred[again]))
-        again = path;
-    if (again >= 0) run_path(again);
-    if (again == 0 && runs[0] == 2) s.recheck_bar = pred[chosen];
-  }
+  recheck(s, collective, size, chosen, p, !d.probe && have_codec, &d);
+  if (!d.probe && have_codec) run_again(s, collective, size, chosen, p, &d);
   // A schedule not run yet at this size, predicted within 3x of the path chosen: run it once
   // (the one predicted fastest first). Its prediction carries the model's errors (a link
   // figure measured 7x too low on an oversubscribed host makes every flat schedule look slow;
@@ -1032,19 +1067,20 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   // model has them within 2.3x), and a schedule is learned only from its own runs: without
   // this, a schedule that had absorbed such an error into its factor would hold the choice,
   // and one 3x faster would never run. Each schedule once per size class, at under 3x.
-  if (!d.probe && comp > 0 && untried >= 0 && untried != chosen && pred[untried] < kExplore * pred[chosen]) run_path(untried);
+  if (!d.probe && have_codec && p.untried >= 0 && p.untried != chosen && p.pred[p.untried] < kExplore * p.pred[chosen])
+    run_path(&d, p.untried);
   const int path = d.plain ? 0 : d.choice.schedule;
-  last_ran[path] = s.decided[collective][size];
+  s.last_ran[collective][size][path] = s.decided[collective][size];
   if (path) s.fast_calls[collective][size] = 0;  // see surely_plain()
-  d.t_predicted = pred[path];
+  d.t_predicted = p.pred[path];
   s.last_collective = collective;
   s.last_size = size;
   s.last_path = path;
-  s.last_model = model[path];
-  s.last_rho = rho;
+  s.last_model = p.model[path];
+  s.last_rho = g.rho;
   s.last_bytes = static_cast<double>(bytes);
-  s.last_comp = comp;
-  s.last_decomp = decomp;
+  s.last_comp = g.comp;
+  s.last_decomp = g.decomp;
   s.last_homomorphic = homomorphic;
   return d;
 }
