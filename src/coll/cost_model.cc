@@ -435,12 +435,12 @@ double untried_factor(const ModelState& s, int collective, int size, int schedul
 
 // ------------------------------------------------------------------ API
 
-int measure_links(zcoll_comm_s& c, int* rank_scratch) {
-  LinkCache& k = cache();
+namespace {
+// The ranks that ping-pong for each class of pairs (-1: none on this communicator): the two
+// lowest ranks of the first node with two ranks; rank 0 and a rank of another node.
+// cpu: scratch of c.size ints.
+int probe_pairs(const zcoll_comm_s& c, int* cpu, int pair[2][2]) {
   const Topology& t = c.topo;
-  // Pairs of each class on this communicator: the two lowest ranks of the first node
-  // with two ranks; rank 0 and a rank of another node (below).
-  int pair[2][2] = {{-1, -1}, {-1, -1}};
   for (int r = 0; r < c.size && pair[0][1] < 0; ++r)
     for (int q = r + 1; q < c.size; ++q)
       if (t.node_of[q] == t.node_of[r]) {
@@ -452,7 +452,6 @@ int measure_links(zcoll_comm_s& c, int* rank_scratch) {
   // (where the platform tells). Where nodes are emulated on one host with more ranks than
   // cores, two ranks bound to one core ping-pong at the scheduler's pace, and the network
   // looked 27x slower than it was; which rank that is depends on how the launcher binds.
-  int* cpu = rank_scratch;
   std::fill(cpu, cpu + c.size, -1);
   if (c.size > 2 && t.nodes > 1) {
     int mine = current_cpu();
@@ -467,6 +466,14 @@ int measure_links(zcoll_comm_s& c, int* rank_scratch) {
     }
   }
   if (pair[1][1] >= 0) pair[1][0] = 0;
+  return ZCOLL_SUCCESS;
+}
+}  // namespace
+
+int measure_links(zcoll_comm_s& c, int* rank_scratch) {
+  LinkCache& k = cache();
+  int pair[2][2] = {{-1, -1}, {-1, -1}};
+  if (probe_pairs(c, rank_scratch, pair)) return ZCOLL_ERR_MPI;
   Link given[2];
   bool is_given[2];
   double need[3] = {0, 0, 0};  // per class; and whether a probe rank is out of memory
