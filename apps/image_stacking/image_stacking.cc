@@ -402,12 +402,12 @@ int run(const Options& o, int rank, int ranks) {
         "\"height\":%zu,\"mib_per_rank\":%.1f,\"link\":\"%s\",\"eb_mode\":\"%s\",\"eb\":%g,\"eb_abs\":%.9g,"
         "\"time_mpi_s\":%.6f,\"time_zcoll_s\":%.6f,\"speedup_vs_mpi\":%.4f,\"ratio\":%.4f,\"psnr_db\":%.3f,"
         "\"nrmse\":%.6g,\"max_abs_err\":%.9g,\"mean_err\":%.6g,\"max_err_over_bound\":%.6f,"
-        "\"mpi_max_abs_err\":%.9g,\"within_bound\":%s,\"last_call_compressed\":%s,\"warmup\":%d,\"iters\":%d,\"timed_paths\":\"%s\","
-        "\"warmup_paths\":[%s],\"warmup_times_s\":[%s]}\n",
+        "\"mpi_max_abs_err\":%.9g,\"within_bound\":%s,\"last_call_compressed\":%s,\"warmup\":%d,"
+        "\"iters\":%d,\"timed_paths\":\"%s\",\"warmup_paths\":[%s],\"warmup_times_s\":[%s]}\n",
         f.name.c_str(), ranks, k, o.width, o.height, mib, o.link.c_str(), o.eb_mode == ZCOLL_EB_REL ? "rel" : "abs",
         o.eb, eb_abs, t_mpi, t_zcoll, t_mpi / t_zcoll, ratio, qz.psnr_db, qz.nrmse, qz.max_err, qz.mean_err,
-        qz.worst_over_bound, qm.max_err, within ? "true" : "false", st.compressed ? "true" : "false", o.warmup, o.iters, timed_paths.c_str(),
-        warmup_paths.c_str(), warmup_times.c_str());
+        qz.worst_over_bound, qm.max_err, within ? "true" : "false", st.compressed ? "true" : "false", o.warmup,
+        o.iters, timed_paths.c_str(), warmup_paths.c_str(), warmup_times.c_str());
   } else {
     std::printf("image stacking: %s, %zu images of %zux%zu; %d ranks x %d images each%s\n", f.name.c_str(), f.images,
                 f.rows, f.cols, ranks, k, distinct ? "" : " (more than the field has: some repeat)");
