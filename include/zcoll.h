@@ -545,11 +545,16 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * one call at a time, as MPI requires for any MPI call from such a thread).
  * Under MPI_THREAD_MULTIPLE, threads may use different zcoll communicators at the same time
  * (each made from a communicator of its own, zcoll_comm_create included), each call with
- * its own codec team. One communicator's calls, point-to-point included, must come one at
- * a time, its collectives in the same order on every rank. What zcoll shares (the link figures
- * measured once per process) is locked, and its scratch is per thread. Tested with three
- * threads per rank on both MPIs, their outputs bit-identical to the same calls made by one
- * thread alone, and under ThreadSanitizer; likewise through the drop-in layer.
+ * its own codec team. One communicator's collectives must come one at a time, in the same
+ * order on every rank (as MPI requires); its point-to-point calls may come from several
+ * threads at once, beside a collective, as in MPI. zcoll_last_stats then gives the last
+ * record made on that communicator, whichever thread made it. What zcoll shares (the link
+ * figures measured once per process, a communicator's staging buffers and statistics, the
+ * error handlers of MPI_COMM_WORLD and MPI_COMM_SELF that a wait switches to
+ * MPI_ERRORS_RETURN for MPICH's sake) is locked, and its scratch is per thread. Tested with
+ * three threads per rank on both MPIs, their outputs bit-identical to the same calls made by
+ * one thread alone, and under ThreadSanitizer; the collectives likewise through the drop-in
+ * layer.
  *
  * Alltoall and the ring allgather(v) run piece by piece: each step
  * compresses and sends its outgoing block one piece at a time, and passes on or
@@ -689,7 +694,7 @@ int zcoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Op op, zcoll_comm comm);
 
 /* What the last collective (or zcoll_send/zcoll_isend, see point-to-point) on this
- * communicator did, as seen by this rank. */
+ * communicator did, as seen by this rank (with several threads, the last one recorded). */
 typedef struct zcoll_stats {
   int compressed;       /* 1 if the compressed path ran, 0 if plain MPI */
   int algorithm;        /* zcoll_algorithm that ran */

@@ -152,11 +152,14 @@ Decision decide_call(zcoll_comm_s& c, int collective, size_t bytes, zcoll_dtype 
 
 void finish_stats(zcoll_comm_s& c, const Decision& d, bool decided_by_model) {
   c.last.t_total = now() - c.call_start;
+  if (decided_by_model) {
+    c.last.t_predicted = d.t_predicted;
+    c.last.t_predicted_plain = d.t_predicted_plain;
+    c.last.ratio_predicted = d.rho > 0 ? 1 / d.rho : 0;
+    c.last.t_model = d.t_sample;
+  }
+  c.publish(c.last);
   if (!decided_by_model) return;
-  c.last.t_predicted = d.t_predicted;
-  c.last.t_predicted_plain = d.t_predicted_plain;
-  c.last.ratio_predicted = d.rho > 0 ? 1 / d.rho : 0;
-  c.last.t_model = d.t_sample;
   // The model learns from the calls it decided: a probe at once, the others (fast-path plain
   // calls included) from the next agreement.
   const double own = std::max(c.last.t_total - d.t_overhead, 0.0);

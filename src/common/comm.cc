@@ -321,7 +321,7 @@ int zcoll_comm_warm_start(zcoll_comm c, int* warm) {
 
 int zcoll_last_stats(zcoll_comm c, zcoll_stats* stats) {
   if (!c || !stats) return ZCOLL_ERR_ARG;
-  *stats = c->last;
+  *stats = c->published();
   return ZCOLL_SUCCESS;
 }
 

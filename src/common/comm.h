@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -31,6 +32,7 @@ struct zcoll_comm_s {
   // Made by the first such call, freed by zcoll_comm_free.
   std::unique_ptr<zcoll_comm_s> rail;
   zcoll_config cfg;  // identical on every rank (checked at creation), environment applied
+  // The current collective's statistics as it fills them in (one collective at a time).
   zcoll_stats last{};
   std::unique_ptr<zcoll::coll::ModelState> model;  // AUTO's cost model (coll/cost_model.h)
   // AUTO's warm start (coll/tuning_file.h): rank 0's ZCOLL_TUNING_FILE at creation (written
@@ -81,8 +83,25 @@ struct zcoll_comm_s {
   // what was agreed before, in a communicator's first call of a size and when a larger one
   // comes.
   uint8_t* shared_arena(size_t bytes, int* rc, size_t pieces = 0);
-  void record_plain() {
-    last = zcoll_stats{};
-    last.algorithm = ZCOLL_ALGO_MPI;
+  void record_plain() { last = plain_stats(); }
+  static zcoll_stats plain_stats() {
+    zcoll_stats s{};
+    s.algorithm = ZCOLL_ALGO_MPI;
+    return s;
   }
+  // What zcoll_last_stats gives: a collective's `last` once it ends, or a send's own record.
+  // Sends may come from several threads at once, and beside a collective
+  // (MPI_THREAD_MULTIPLE): each record is published whole, under the lock.
+  void publish(const zcoll_stats& s) {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    published_ = s;
+  }
+  zcoll_stats published() {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    return published_;
+  }
+
+ private:
+  std::mutex stats_mutex_;
+  zcoll_stats published_{};
 };

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -159,7 +160,7 @@ int start_send(zcoll_request_s& r, zcoll_comm_s& c, const void* buf, int count, 
   zcoll_dtype dt;
   r.proc_null = dest == MPI_PROC_NULL;
   if (r.proc_null || !float_type(t, &dt)) {
-    c.record_plain();
+    c.publish(zcoll_comm_s::plain_stats());
     return r.proc_null ? ZCOLL_SUCCESS : mpi_rc(MPI_Isend(buf, count, t, dest, tag, c.p2p, &r.mpi));
   }
   const size_t raw = static_cast<size_t>(count) * element_bytes(dt);
@@ -179,13 +180,14 @@ int start_send(zcoll_request_s& r, zcoll_comm_s& c, const void* buf, int count, 
   const Envelope e{kMagic, static_cast<uint8_t>(compress ? kCompressed : kRaw), static_cast<uint8_t>(dt), 0,
                    static_cast<uint64_t>(count)};
   std::memcpy(r.staging.data.get(), &e, sizeof e);
-  c.last = zcoll_stats{};
-  c.last.compressed = compress;
-  c.last.algorithm = compress ? ZCOLL_ALGO_AUTO : ZCOLL_ALGO_MPI;
-  c.last.eb_abs = eb;
-  c.last.raw_bytes = raw;
-  c.last.wire_bytes = kEnvelopeBytes + size;
-  c.last.t_compress = compress ? zcoll::now() - t0 : 0;
+  zcoll_stats st{};
+  st.compressed = compress;
+  st.algorithm = compress ? ZCOLL_ALGO_AUTO : ZCOLL_ALGO_MPI;
+  st.eb_abs = eb;
+  st.raw_bytes = raw;
+  st.wire_bytes = kEnvelopeBytes + size;
+  st.t_compress = compress ? zcoll::now() - t0 : 0;
+  c.publish(st);
   return r.post_staging(kEnvelopeBytes + size, dest, tag, true);
 }
 
@@ -263,20 +265,38 @@ int finish(zcoll_request_s& r, int mpi_err, const MPI_Status& st, MPI_Status* ou
 // MPI_COMM_WORLD's error handler, fatal by default, instead of our communicator's, and
 // MPI-4 sends errors without a communicator to MPI_COMM_SELF; Open MPI 4.1 uses the
 // request's communicator. For the length of one such call, both return errors too, so
-// that a truncation becomes ZCOLL_ERR_TRUNCATE.
-struct ErrorsReturn {
-  MPI_Comm comm;
-  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
-  explicit ErrorsReturn(MPI_Comm c) : comm(c) {
-    if (MPI_Comm_get_errhandler(comm, &saved) == MPI_SUCCESS) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    else saved = MPI_ERRHANDLER_NULL;
+// that a truncation becomes ZCOLL_ERR_TRUNCATE. Threads may wait at once
+// (MPI_THREAD_MULTIPLE), and the handlers are the process's: the first wait in saves and
+// replaces them, the last one out restores them. (Each wait saving and restoring its own
+// left MPI_ERRORS_RETURN on MPI_COMM_WORLD for good when two overlapped: the second saved
+// the first's replacement.)
+class ErrorsReturnDuringWait {
+ public:
+  ErrorsReturnDuringWait() {
+    std::lock_guard<std::mutex> lock(m_);
+    if (waits_++ > 0) return;
+    for (int i = 0; i < 2; ++i) {
+      if (MPI_Comm_get_errhandler(comm(i), &saved_[i]) != MPI_SUCCESS) saved_[i] = MPI_ERRHANDLER_NULL;
+      else MPI_Comm_set_errhandler(comm(i), MPI_ERRORS_RETURN);
+    }
   }
-  ~ErrorsReturn() {
-    if (saved == MPI_ERRHANDLER_NULL) return;
-    MPI_Comm_set_errhandler(comm, saved);
-    MPI_Errhandler_free(&saved);
+  ~ErrorsReturnDuringWait() {
+    std::lock_guard<std::mutex> lock(m_);
+    if (--waits_ > 0) return;
+    for (int i = 0; i < 2; ++i) {
+      if (saved_[i] == MPI_ERRHANDLER_NULL) continue;
+      MPI_Comm_set_errhandler(comm(i), saved_[i]);
+      MPI_Errhandler_free(&saved_[i]);
+    }
   }
-  ErrorsReturn(const ErrorsReturn&) = delete;
+  ErrorsReturnDuringWait(const ErrorsReturnDuringWait&) = delete;
+  ErrorsReturnDuringWait& operator=(const ErrorsReturnDuringWait&) = delete;
+
+ private:
+  static MPI_Comm comm(int i) { return i ? MPI_COMM_SELF : MPI_COMM_WORLD; }
+  static inline std::mutex m_;
+  static inline int waits_ = 0;
+  static inline MPI_Errhandler saved_[2] = {MPI_ERRHANDLER_NULL, MPI_ERRHANDLER_NULL};
 };
 
 // MPI's empty status; a receive from MPI_PROC_NULL has that source.
@@ -301,7 +321,7 @@ int drive(int n, zcoll_request* reqs, MPI_Status* statuses, bool block, int* all
     empty_status(&st, r && r->proc_null);
     int flag = 1, mpi_err = MPI_SUCCESS;
     if (r && r->mpi != MPI_REQUEST_NULL) {
-      ErrorsReturn world(MPI_COMM_WORLD), self(MPI_COMM_SELF);
+      ErrorsReturnDuringWait errors_return;
       mpi_err = block ? MPI_Wait(&r->mpi, &st) : MPI_Test(&r->mpi, &flag, &st);
     }
     if (!flag && mpi_err == MPI_SUCCESS) {

@@ -7,15 +7,18 @@
 namespace zcoll::p2p {
 
 int StagingPool::acquire(size_t need, StagingBuffer* out) {
-  pool_.reserve(kMax + 1);  // so that release() never allocates
-  size_t best = pool_.size();
-  for (size_t i = 0; i < pool_.size(); ++i)
-    if (pool_[i].cap >= need && (best == pool_.size() || pool_[i].cap < pool_[best].cap)) best = i;
-  if (best < pool_.size()) {
-    *out = std::move(pool_[best]);
-    pool_[best] = std::move(pool_.back());
-    pool_.pop_back();
-    return ZCOLL_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    pool_.reserve(kMax + 1);  // so that release() never allocates
+    size_t best = pool_.size();
+    for (size_t i = 0; i < pool_.size(); ++i)
+      if (pool_[i].cap >= need && (best == pool_.size() || pool_[i].cap < pool_[best].cap)) best = i;
+    if (best < pool_.size()) {
+      *out = std::move(pool_[best]);
+      pool_[best] = std::move(pool_.back());
+      pool_.pop_back();
+      return ZCOLL_SUCCESS;
+    }
   }
   out->data.reset(new (std::nothrow) uint8_t[need]);
   out->cap = out->data ? need : 0;
@@ -24,6 +27,7 @@ int StagingPool::acquire(size_t need, StagingBuffer* out) {
 
 void StagingPool::release(StagingBuffer&& b) {
   if (!b.data) return;
+  std::lock_guard<std::mutex> lock(m_);
   pool_.push_back(std::move(b));
   if (pool_.size() <= kMax) return;
   size_t smallest = 0;

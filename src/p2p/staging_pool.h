@@ -1,10 +1,12 @@
 // Staging buffers of the point-to-point calls (envelope and payload of one float
 // message), kept per communicator so that a loop of sends and receives allocates only in
-// its first iteration.
+// its first iteration. Threads may post and complete requests on one communicator at once
+// (MPI_THREAD_MULTIPLE), so the pool is locked; buffers are allocated outside the lock.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace zcoll::p2p {
@@ -25,6 +27,7 @@ class StagingPool {
  private:
   // Enough buffers for a halo exchange or a batch of outstanding requests.
   static constexpr size_t kMax = 64;
+  std::mutex m_;
   std::vector<StagingBuffer> pool_;
 };
 

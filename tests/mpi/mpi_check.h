@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -143,6 +144,15 @@ struct Watchdog {
   }
   ~Watchdog() { alarm(0); }
 };
+
+// Runs job(j) for j = 0 .. n-1 on n threads at once, and joins them, under a watchdog.
+template <class Job>
+void in_threads(int n, const char* what, unsigned seconds, Job&& job) {
+  Watchdog w(what, seconds);
+  std::vector<std::thread> threads;
+  for (int j = 0; j < n; ++j) threads.emplace_back(job, j);
+  for (std::thread& t : threads) t.join();
+}
 
 }  // namespace
 

@@ -15,7 +15,14 @@
 // rank (MPI_THREAD_MULTIPLE), each thread's calls on 2 codec threads of its own; every
 // output must be bit-identical to the same calls made afterwards by the main thread alone.
 //
-//   zcoll_mpi_threads_tests [section ...]    sections: reductions movement shortchunks concurrent
+// Section p2p: point-to-point from several threads at once (MPI_THREAD_MULTIPLE), each
+// thread on a zcoll communicator of its own, then all of them on one communicator (tags
+// apart), compressed, raw and non-float messages; what each thread received must be what
+// the same messages bring to the main thread alone, and MPI_COMM_WORLD's error handler must
+// be the one it had.
+//
+//   zcoll_mpi_threads_tests [section ...]
+//     sections: reductions movement shortchunks concurrent p2p
 //
 // ctest runs it on 2 and 3 ranks with OMP_NUM_THREADS=3 and ZCOLL_DECIDE=compress.
 #include <zcoll.h>
@@ -362,12 +369,7 @@ void section_concurrent() {
   MPI_Comm comms[kJobs];
   for (MPI_Comm& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
   std::vector<Job> got(kJobs);
-  {
-    Watchdog w("the concurrent section's threads", 240);
-    std::vector<std::thread> threads;
-    for (int j = 0; j < kJobs; ++j) threads.emplace_back([&got, &comms, j] { got[j] = run_job(j, comms[j]); });
-    for (std::thread& t : threads) t.join();
-  }
+  in_threads(kJobs, "the concurrent section's threads", 240, [&](int j) { got[j] = run_job(j, comms[j]); });
   for (int j = 0; j < kJobs; ++j) {
     Ctx c("job %d", j);
     Job alone;
@@ -387,19 +389,144 @@ void section_concurrent() {
   for (MPI_Comm& c : comms) MPI_Comm_free(&c);
 }
 
+// One thread's messages: what its receives brought (bytes and element counts) and returned.
+struct P2pJob {
+  std::vector<int> rcs;
+  std::vector<std::vector<unsigned char>> outs;
+  std::vector<int> counts;
+};
+
+// Job j's exchanges around the ring of ranks on zc, with tags from tag_base: each round
+// sends a compressed float message, a compressed double one, a float one below min_bytes
+// (raw) and an int one (MPI's own) to the right, receives the same from the left, waits for
+// the sends all at once and tests the receives until they complete.
+P2pJob run_p2p_job(int j, zcoll_comm zc, int tag_base) {
+  P2pJob r;
+  const int right = (g_rank + 1) % g_size, left = (g_rank + g_size - 1) % g_size;
+  constexpr int kMessages = 4;
+  for (int round = 0; round < 4; ++round) {
+    const int seed = 7 * j + round, tag = tag_base + kMessages * round;
+    const std::vector<float> f_out = slice<float>(g_rank + seed, 40000 + 1000 * j);
+    const std::vector<double> d_out = slice<double>(g_rank + seed + 1, 30000 + 1000 * j);
+    const std::vector<float> small_out = slice<float>(g_rank + seed + 2, 100);
+    std::vector<int> i_out(500);
+    for (size_t i = 0; i < i_out.size(); ++i) i_out[i] = static_cast<int>(i) * (g_rank + 1) + seed;
+    std::vector<float> f_in(f_out.size() + 10), small_in(200);
+    std::vector<double> d_in(d_out.size());
+    std::vector<int> i_in(i_out.size());
+    fill_sentinel(f_in);
+    fill_sentinel(small_in);
+    fill_sentinel(d_in);
+    zcoll_request recv[kMessages], send[kMessages];
+    r.rcs.push_back(zcoll_irecv(f_in.data(), static_cast<int>(f_in.size()), MPI_FLOAT, left, tag, zc, &recv[0]));
+    r.rcs.push_back(zcoll_irecv(d_in.data(), static_cast<int>(d_in.size()), MPI_DOUBLE, left, tag + 1, zc, &recv[1]));
+    r.rcs.push_back(zcoll_irecv(small_in.data(), 200, MPI_FLOAT, left, tag + 2, zc, &recv[2]));
+    r.rcs.push_back(zcoll_irecv(i_in.data(), static_cast<int>(i_in.size()), MPI_INT, left, tag + 3, zc, &recv[3]));
+    r.rcs.push_back(zcoll_isend(f_out.data(), static_cast<int>(f_out.size()), MPI_FLOAT, right, tag, zc, &send[0]));
+    r.rcs.push_back(
+        zcoll_isend(d_out.data(), static_cast<int>(d_out.size()), MPI_DOUBLE, right, tag + 1, zc, &send[1]));
+    r.rcs.push_back(zcoll_isend(small_out.data(), 100, MPI_FLOAT, right, tag + 2, zc, &send[2]));
+    r.rcs.push_back(zcoll_isend(i_out.data(), static_cast<int>(i_out.size()), MPI_INT, right, tag + 3, zc, &send[3]));
+    zcoll_stats st;
+    r.rcs.push_back(zcoll_last_stats(zc, &st));  // read while other threads' sends write it
+    r.rcs.push_back(zcoll_waitall(kMessages, send, MPI_STATUSES_IGNORE));
+    MPI_Status status[kMessages];
+    const MPI_Datatype types[kMessages] = {MPI_FLOAT, MPI_DOUBLE, MPI_FLOAT, MPI_INT};
+    for (int m = 0; m < kMessages; ++m) {
+      int flag = 0, rc = ZCOLL_SUCCESS;
+      while (!flag && !rc) {
+        rc = zcoll_test(&recv[m], &flag, &status[m]);
+        if (!flag) std::this_thread::yield();
+      }
+      r.rcs.push_back(rc);
+      int n = -1;
+      MPI_Get_count(&status[m], types[m], &n);
+      r.counts.push_back(n);
+    }
+    r.outs.push_back(bytes_of(f_in));
+    r.outs.push_back(bytes_of(d_in));
+    r.outs.push_back(bytes_of(small_in));
+    r.outs.push_back(bytes_of(i_in));
+  }
+  return r;
+}
+
+// Job j in a thread against the same job by the main thread alone.
+void expect_same_p2p(const P2pJob& threaded, const P2pJob& alone) {
+  for (int rc : threaded.rcs) EXPECT_RC(rc, ZCOLL_SUCCESS);
+  for (int rc : alone.rcs) EXPECT_RC(rc, ZCOLL_SUCCESS);
+  EXPECT(threaded.counts == alone.counts, "the received element counts differ from those of the same messages alone");
+  EXPECT(threaded.outs.size() == alone.outs.size(), "%zu receives, %zu alone", threaded.outs.size(), alone.outs.size());
+  for (size_t i = 0; i < threaded.outs.size() && i < alone.outs.size(); ++i)
+    EXPECT(threaded.outs[i] == alone.outs[i], "receive %zu: what arrived differs from the same message alone", i);
+}
+
+void section_p2p() {
+  if (!thread_multiple("p2p")) return;
+  constexpr int kJobs = 3;
+  MPI_Errhandler before = MPI_ERRHANDLER_NULL, after = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &before);
+  const zcoll_config cfg = config(2);
+  {
+    Ctx c("a communicator per thread");
+    MPI_Comm comms[kJobs];
+    for (MPI_Comm& comm : comms) MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<P2pJob> got(kJobs);
+    in_threads(kJobs, "the p2p section's threads, a communicator each", 240, [&](int j) {
+      zcoll_comm zc = nullptr;
+      got[j].rcs.push_back(zcoll_comm_create(comms[j], &cfg, &zc));
+      if (got[j].rcs.back()) return;
+      P2pJob r = run_p2p_job(j, zc, 0);
+      got[j].rcs.insert(got[j].rcs.end(), r.rcs.begin(), r.rcs.end());
+      got[j].outs = std::move(r.outs);
+      got[j].counts = std::move(r.counts);
+      got[j].rcs.push_back(zcoll_comm_free(&zc));
+    });
+    for (int j = 0; j < kJobs; ++j) {
+      Ctx cj("job %d", j);
+      zcoll_comm zc = nullptr;
+      EXPECT_RC(zcoll_comm_create(comms[j], &cfg, &zc), ZCOLL_SUCCESS);
+      Watchdog w("a job of the p2p section, alone", 120);
+      expect_same_p2p(got[j], run_p2p_job(j, zc, 0));
+      zcoll_comm_free(&zc);
+    }
+    for (MPI_Comm& comm : comms) MPI_Comm_free(&comm);
+  }
+  {
+    Ctx c("one communicator for every thread");
+    zcoll_comm zc = nullptr;
+    EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc), ZCOLL_SUCCESS);
+    std::vector<P2pJob> got(kJobs);
+    in_threads(kJobs, "the p2p section's threads, one communicator", 240,
+               [&](int j) { got[j] = run_p2p_job(j, zc, 1000 * j); });
+    for (int j = 0; j < kJobs; ++j) {
+      Ctx cj("job %d", j);
+      Watchdog w("a job of the p2p section, alone", 120);
+      expect_same_p2p(got[j], run_p2p_job(j, zc, 1000 * j));
+    }
+    zcoll_comm_free(&zc);
+  }
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &after);
+  EXPECT(before == after, "MPI_COMM_WORLD's error handler changed while the threads waited");
+  for (MPI_Errhandler* h : {&before, &after})
+    if (*h != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(h);
+}
+
 const Section kSections[] = {{"reductions", section_reductions},
                              {"movement", section_movement},
                              {"shortchunks", section_shortchunks},
-                             {"concurrent", section_concurrent}};
+                             {"concurrent", section_concurrent},
+                             {"p2p", section_p2p}};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   // zcoll needs no more than MPI_THREAD_FUNNELED where one thread calls it, and only this
-  // thread calls MPI. The section concurrent asks for MPI_THREAD_MULTIPLE: its threads
-  // each call zcoll on a communicator of their own.
+  // thread calls MPI. The sections concurrent and p2p ask for MPI_THREAD_MULTIPLE: their
+  // threads call zcoll at once.
   bool multiple = argc == 1;  // no section named: all of them
-  for (int i = 1; i < argc; ++i) multiple = multiple || std::strcmp(argv[i], "concurrent") == 0;
+  for (int i = 1; i < argc; ++i)
+    multiple = multiple || std::strcmp(argv[i], "concurrent") == 0 || std::strcmp(argv[i], "p2p") == 0;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);

@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "mpi_check.h"
@@ -52,17 +51,11 @@ void section_threads() {
   MPI_Comm parents[kJobs];
   for (MPI_Comm& c : parents) PMPI_Comm_dup(MPI_COMM_WORLD, &c);
   std::vector<Job> got(kJobs);
-  {
-    Watchdog w("the threads' calls", 120);
-    std::vector<std::thread> threads;
-    for (int j = 0; j < kJobs; ++j)
-      threads.emplace_back([&got, &parents, j] {
-        Job& r = got[j];
-        r.rc = MPI_Comm_dup(parents[j], &r.comm);
-        if (!r.rc) run_job(j, r);
-      });
-    for (std::thread& t : threads) t.join();
-  }
+  in_threads(kJobs, "the threads' calls", 120, [&](int j) {
+    Job& r = got[j];
+    r.rc = MPI_Comm_dup(parents[j], &r.comm);
+    if (!r.rc) run_job(j, r);
+  });
   for (int j = 0; j < kJobs; ++j) {
     Ctx c("job %d", j);
     EXPECT(got[j].rc == MPI_SUCCESS, "an MPI call failed in its thread (%d)", got[j].rc);
