@@ -79,8 +79,8 @@ inline uint64_t decide(T xi, lp::History& h, double eb, int E) {
   const unsigned mc = m < 52 ? static_cast<unsigned>(m) : 52u;  // safe shifts when m is out of range
   const uint64_t t = (rb & kMantMask) >> (52 - mc);
   const T cand = static_cast<T>(p[1] + residual(rb >> 63, static_cast<int>(field) - 1023, t, mc));
-  const bool usable = (field != 0) & (field != 0x7ff) & (c >= 0) & (m <= static_cast<int>(max_kept<T>())) &
-                      within(xi, cand, eb);
+  const bool close = within(xi, cand, eb);  // evaluated for every value, as the rest: no branch
+  const bool usable = (field != 0) & (field != 0x7ff) & (c >= 0) & (m <= static_cast<int>(max_kept<T>())) & close;
   const uint64_t hit = uint64_t{0} - static_cast<uint64_t>(ch.hit());
   const uint64_t miss = ~hit & (uint64_t{0} - static_cast<uint64_t>(usable));
   const uint64_t esc = ~hit & ~miss;
