@@ -304,9 +304,8 @@ int zcoll_comm_create(MPI_Comm comm, const zcoll_config* cfg, zcoll_comm* out) {
 int zcoll_comm_free(zcoll_comm* zc) {
   if (!zc || !*zc) return ZCOLL_ERR_ARG;
   zcoll::coll::save_tuning(**zc);
-  bool ok = !(*zc)->rail || MPI_Comm_free(&(*zc)->rail->comm) == MPI_SUCCESS;
-  zcoll::free_topology(&(*zc)->topo);
-  ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS && ok;
+  zcoll::free_topology(&(*zc)->topo);  // the rail's communicator too
+  const bool ok = MPI_Comm_free(&(*zc)->p2p) == MPI_SUCCESS;
   const int rc = MPI_Comm_free(&(*zc)->comm) == MPI_SUCCESS && ok ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI;
   delete *zc;
   *zc = nullptr;

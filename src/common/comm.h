@@ -27,8 +27,9 @@ struct zcoll_comm_s {
   zcoll::p2p::StagingPool p2p_pool;
   int rank = 0, size = 1;
   zcoll::Topology topo;  // which ranks share a node (ZCOLL_NODE_KEY or shared memory)
-  // The node-aware collectives' rail (coll/hierarchical.h): a zcoll communicator over a
-  // duplicate of topo.rail_comm, these settings with flat algorithms, its own arena.
+  // The node-aware collectives' rail (coll/hierarchical.h): a zcoll communicator over
+  // topo.rail_comm (which the topology owns), these settings with flat algorithms, its own
+  // arena.
   // Made by the first such call, freed by zcoll_comm_free.
   std::unique_ptr<zcoll_comm_s> rail;
   zcoll_config cfg;  // identical on every rank (checked at creation), environment applied
