@@ -605,10 +605,10 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * nodes; the node stages' plain traffic is not counted), eb_abs is the rail's per-input
  * bound, t_comm includes the node stages. Memory: the rail's compressed buffers (those of
  * the flat algorithm for this rank's slice: about 1/node_size of the vector for allreduce
- * and bcast) in an arena of the rail's own, made with a duplicate of the rail
- * communicator by the first node-aware call and kept until zcoll_comm_free; allgather
- * also builds node_size MPI hindexed datatypes per call; reduce_scatter holds a packed
- * copy of the whole input and room for the largest node partial (about 1/node_size of it) in the
+ * and bcast) in an arena of the rail's own, on the rail communicator that
+ * zcoll_comm_create makes, set up by the first node-aware call and kept until
+ * zcoll_comm_free; allgather also builds node_size MPI hindexed datatypes per call;
+ * reduce_scatter holds a packed copy of the whole input and room for the largest node partial (about 1/node_size of it) in the
  * communicator's arena, reused across calls, and reduce the node partial (twice that with
  * PLAIN_HIERARCHICAL). An allgather whose receive buffer
  * passes INT_MAX elements (p x count: 64 ranks of 32 Mi floats) works on every path: the
