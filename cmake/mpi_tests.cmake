@@ -31,3 +31,28 @@ set(ZCOLL_MPI_TEST_ENV
     "OMP_NUM_THREADS=1" "OMP_WAIT_POLICY=passive" "ZCOLL_DECIDE=compress"
     "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1" "OMPI_MCA_rmaps_base_oversubscribe=1"
     "OMPI_MCA_pml=ob1" "OMPI_MCA_btl=self,vader")
+
+# Open MPI 4.1's launchers race to create their session directory (<tmp>/ompi.<host>.<uid>)
+# when ctest starts two at once, and the loser fails before MPI_Init returns: "A call to mkdir
+# was unable to create the desired directory ... File exists" (open-mpi/ompi#8510; once in a
+# fresh-clone CI run here). zcoll_separate_ompi_sessions(), at the end of each directory that
+# adds MPI tests, gives each of its tests a session directory base of its own, made now.
+string(MD5 _zcoll_build_hash "${CMAKE_BINARY_DIR}")
+string(SUBSTRING "${_zcoll_build_hash}" 0 8 _zcoll_build_hash)
+set(ZCOLL_OMPI_SESSION_ROOT "/tmp/zcoll-ompi-${_zcoll_build_hash}")  # short: PMIx puts sockets under it
+function(zcoll_separate_ompi_sessions)
+  if(NOT ZCOLL_TEST_OPENMPI)
+    return()
+  endif()
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  get_property(n GLOBAL PROPERTY ZCOLL_OMPI_SESSIONS)
+  if(NOT n)
+    set(n 0)
+  endif()
+  foreach(t IN LISTS tests)
+    math(EXPR n "${n} + 1")
+    file(MAKE_DIRECTORY "${ZCOLL_OMPI_SESSION_ROOT}/${n}")
+    set_property(TEST "${t}" APPEND PROPERTY ENVIRONMENT "OMPI_MCA_orte_tmpdir_base=${ZCOLL_OMPI_SESSION_ROOT}/${n}")
+  endforeach()
+  set_property(GLOBAL PROPERTY ZCOLL_OMPI_SESSIONS ${n})
+endfunction()
