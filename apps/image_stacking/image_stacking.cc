@@ -11,7 +11,7 @@
 //
 // --algo: zcoll's allreduce algorithm by zcoll_algorithm_name (default auto, the cost
 // model's choice, which may be plain MPI where that is faster; a fixed compressing one makes
-// the run fail if a call did not compress).
+// the run fail if its last call did not compress).
 //
 // Images: FILE is a raw little-endian float32 or float64 field named NAME_AxBxC.f32 (or
 // .f64, converted to float), as in data/. Its last two dimensions are the image, the leading
@@ -371,9 +371,10 @@ int run(const Options& o, int rank, int ranks) {
   }
   // The bound a compressed call resolved; where AUTO ran plain MPI in every call, the one it
   // would have (REL: eb times the range of every rank's image).
-  double eb_abs = 0;
-  for (const CallPath& c : paths) eb_abs = eb_abs > 0 ? eb_abs : c.eb_abs;
-  if (!(eb_abs > 0)) eb_abs = o.eb_mode == ZCOLL_EB_REL ? o.eb * (range[1] + range[0]) : o.eb;
+  const auto compressed = std::find_if(paths.begin(), paths.end(), [](const CallPath& c) { return c.eb_abs > 0; });
+  const double eb_abs = compressed != paths.end()     ? compressed->eb_abs
+                        : o.eb_mode == ZCOLL_EB_REL ? o.eb * (range[1] + range[0])
+                                                    : o.eb;
   const Quality qz = compare(zcoll_stack, ref_tile, abs_tile, f, o, ranks, eb_abs);
   const Quality qm = compare(mpi_stack, ref_tile, abs_tile, f, o, ranks, eb_abs);
   const double ratio = total[1] > 0 ? total[0] / total[1] : 0;
