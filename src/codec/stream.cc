@@ -184,80 +184,114 @@ bool dims_valid(int ndims, const size_t dims[3], size_t count) {
 // The shortest step of a slide in several steps: a barrier costs more than a shorter copy.
 constexpr size_t kMinSlideStep = size_t{16} << 10;
 
+// What one assemble() shares across its team: the threads' shares of the chunks, where each
+// was written and where it goes, and the slide's steps.
+class Assembly {
+ public:
+  Assembly(const Plan& plan, int threads, uint8_t* out, size_t out_cap)
+      : plan_(plan), threads_(threads), o_(out), cap_(out_cap), first_(threads + 1), used_(threads, 0),
+        begin_(threads), dest_(threads + 1) {
+    for (int t = 0; t <= threads; ++t) first_[t] = plan.nchunks * t / threads;
+    for (int t = 0; t < threads; ++t) begin_[t] = plan.data_offset() + plan.chunk_begin(first_[t]) * plan.esize;
+  }
+
+  // Writes share t's chunks into its slot (the raw layout's range of them; all of out for one
+  // thread); a failure is kept in error() and stops the other shares at their next chunk.
+  template <class Put>
+  void write_share(int t, Put& put) {
+    try {
+      const size_t raw_layout = plan_.data_offset() + plan_.count * plan_.esize;
+      const size_t slot_end = threads_ == 1 ? cap_ : t + 1 < threads_ ? begin_[t + 1] : raw_layout;
+      size_t pos = begin_[t];
+      for (size_t k = first_[t]; k < first_[t + 1] && error_.load(std::memory_order_relaxed) == 0; ++k) {
+        uint8_t* idx = o_ + plan_.entry_offset(k);
+        if (const int r = put(k, o_ + pos, slot_end - pos, idx)) {
+          error_.store(r);
+          break;
+        }
+        pos += load_u32(idx) & ~kRawChunkFlag;
+      }
+      used_[t] = pos - begin_[t];
+    } catch (const std::bad_alloc&) {
+      error_.store(ZCOLL_ERR_NO_MEMORY);
+    }
+  }
+
+  // On one thread, once every share is written: where each share goes, the small shifts
+  // moved right here, and the steps of the rest (see above).
+  void plan_slide(int team) {
+    dest_[0] = plan_.data_offset();
+    for (int t = 0; t < threads_; ++t) dest_[t + 1] = dest_[t] + used_[t];
+    if (error_.load()) return;
+    const size_t total = dest_[threads_] - dest_[1];
+    const size_t min_step = team > 1 ? std::max(total / (kMaxSteps - 1), std::min(kMinSlideStep, total)) : SIZE_MAX;
+    int t = 1;
+    for (; t < threads_ && begin_[t] - dest_[t] < min_step; ++t)
+      if (dest_[t] != begin_[t]) std::memmove(o_ + dest_[t], o_ + begin_[t], used_[t]);
+    size_t x = dest_[t];
+    while (t < threads_ && x < dest_[threads_]) {
+      while (dest_[t + 1] <= x) ++t;
+      step_[steps_++] = x;
+      x = std::min(x + (begin_[t] - dest_[t]), dest_[threads_]);
+    }
+    step_[steps_] = x;
+  }
+
+  int steps() const { return steps_; }
+
+  // Thread id's part of step i: the bytes of [step i, step i + 1) it copies into place.
+  void slide_step(int i, int id, int team) const {
+    const size_t lo = step_[i], len = step_[i + 1] - lo;
+    const size_t a = lo + len * id / team, b = lo + len * (id + 1) / team;
+    for (int t = 1; t < threads_; ++t) {
+      const size_t x = std::max(a, dest_[t]), y = std::min(b, dest_[t + 1]);
+      if (x < y) std::memcpy(o_ + x, o_ + begin_[t] + (x - dest_[t]), y - x);
+    }
+  }
+
+  int error() const { return error_.load(); }
+  size_t size() const { return threads_ > 1 ? dest_[threads_] : plan_.data_offset() + used_[0]; }
+
+ private:
+  static constexpr int kMaxSteps = 17;
+  const Plan& plan_;
+  const int threads_;
+  uint8_t* const o_;
+  const size_t cap_;
+  std::vector<size_t> first_, used_, begin_, dest_;
+  size_t step_[kMaxSteps + 1] = {};  // the slide's steps: [step_[i], step_[i + 1]) of the output
+  int steps_ = 0;
+  std::atomic<int> error_{ZCOLL_SUCCESS};
+};
+
 template <class Put>
 int assemble(const Plan& plan, int threads, void* out, size_t out_cap, size_t* out_size, Put&& put) {
   uint8_t* o = static_cast<uint8_t*>(out);
   if (out_cap < plan.data_offset()) return ZCOLL_ERR_BUFFER_TOO_SMALL;
   write_header(plan, o);
-  const size_t raw_layout = plan.data_offset() + plan.count * plan.esize;
   // One pass in order for one thread, and for outputs smaller than the raw layout.
-  if (threads <= 1 || out_cap < raw_layout) threads = 1;
-  std::vector<size_t> first(threads + 1), used(threads, 0), begin(threads), dest(threads + 1);
-  for (int t = 0; t <= threads; ++t) first[t] = plan.nchunks * t / threads;
-  for (int t = 0; t < threads; ++t) begin[t] = plan.data_offset() + plan.chunk_begin(first[t]) * plan.esize;
-  constexpr int kMaxSteps = 17;
-  size_t step[kMaxSteps + 1];  // the slide's steps: [step[i], step[i + 1]) of the output
-  int steps = 0;
-  std::atomic<int> error{ZCOLL_SUCCESS};
+  if (threads <= 1 || out_cap < plan.data_offset() + plan.count * plan.esize) threads = 1;
+  Assembly a(plan, threads, o, out_cap);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const int id = omp_get_thread_num(), team = omp_get_num_threads();
-    for (int t = id; t < threads; t += team) {
-      try {
-        const size_t slot_end = threads == 1 ? out_cap : t + 1 < threads ? begin[t + 1] : raw_layout;
-        size_t pos = begin[t];
-        for (size_t k = first[t]; k < first[t + 1] && error.load(std::memory_order_relaxed) == 0; ++k) {
-          uint8_t* idx = o + plan.entry_offset(k);
-          const int r = put(k, o + pos, slot_end - pos, idx);
-          if (r) {
-            error.store(r);
-            break;
-          }
-          pos += load_u32(idx) & ~kRawChunkFlag;
-        }
-        used[t] = pos - begin[t];
-      } catch (const std::bad_alloc&) {
-        error.store(ZCOLL_ERR_NO_MEMORY);
-      }
-    }
+    for (int t = id; t < threads; t += team) a.write_share(t, put);
     if (threads > 1) {
 #pragma omp barrier
 #pragma omp single
-      {
-        dest[0] = plan.data_offset();
-        for (int t = 0; t < threads; ++t) dest[t + 1] = dest[t] + used[t];
-        if (error.load() == 0) {
-          const size_t total = dest[threads] - dest[1];
-          const size_t min_step =
-              team > 1 ? std::max(total / (kMaxSteps - 1), std::min(kMinSlideStep, total)) : SIZE_MAX;
-          int t = 1;
-          for (; t < threads && begin[t] - dest[t] < min_step; ++t)
-            if (dest[t] != begin[t]) std::memmove(o + dest[t], o + begin[t], used[t]);
-          size_t x = dest[t];
-          while (t < threads && x < dest[threads]) {
-            while (dest[t + 1] <= x) ++t;
-            step[steps++] = x;
-            x = std::min(x + (begin[t] - dest[t]), dest[threads]);
-          }
-          step[steps] = x;
-        }
-      }  // (a barrier)
-      for (int i = 0; i < steps; ++i) {
-        const size_t lo = step[i], len = step[i + 1] - lo;
-        const size_t a = lo + len * id / team, b = lo + len * (id + 1) / team;
-        for (int t = 1; t < threads; ++t) {
-          const size_t x = std::max(a, dest[t]), y = std::min(b, dest[t + 1]);
-          if (x < y) std::memcpy(o + x, o + begin[t] + (x - dest[t]), y - x);
-        }
-        if (i + 1 < steps) {
+      a.plan_slide(team);
+      // (single's barrier)
+      for (int i = 0; i < a.steps(); ++i) {
+        a.slide_step(i, id, team);
+        if (i + 1 < a.steps()) {
 #pragma omp barrier
         }
       }
     }
   }
-  if (error.load()) return error.load();
+  if (const int rc = a.error()) return rc;
   seal_header(plan, o);
-  *out_size = threads > 1 ? dest[threads] : plan.data_offset() + used[0];
+  *out_size = a.size();
   return ZCOLL_SUCCESS;
 }
 
