@@ -468,62 +468,78 @@ int probe_pairs(const zcoll_comm_s& c, int* cpu, int pair[2][2]) {
   if (pair[1][1] >= 0) pair[1][0] = 0;
   return ZCOLL_SUCCESS;
 }
-}  // namespace
 
-int measure_links(zcoll_comm_s& c, int* rank_scratch) {
-  LinkCache& k = cache();
-  int pair[2][2] = {{-1, -1}, {-1, -1}};
-  if (probe_pairs(c, rank_scratch, pair)) return ZCOLL_ERR_MPI;
-  Link given[2];
-  bool is_given[2];
-  double need[3] = {0, 0, 0};  // per class; and whether a probe rank is out of memory
-  // The probe's buffer on its ranks, before the agreement below decides whether to probe
-  // (another rank's cache or configuration may differ): a rank that cannot have it fails
-  // that agreement, not the probe. Never written unless the probe runs.
-  std::unique_ptr<char[]> probe;
+// What measure_links probes.
+struct ProbePlan {
+  int pair[2][2] = {{-1, -1}, {-1, -1}};  // per class (0 intra, 1 inter), probe_pairs()
+  Link given[2];                           // the configuration's figures, where is_given
+  bool is_given[2] = {false, false};
+  double need[3] = {0, 0, 0};  // agreed: per class, whether some rank has no figure; whether a probe rank is out of memory
+  std::unique_ptr<char[]> buffer;  // the probe's, on its ranks
+};
+
+// Which classes of pairs need a probe, agreed. The probe's buffer is taken on its ranks
+// before the agreement (another rank's cache or configuration may differ): a rank that
+// cannot have it fails that agreement, not the probe. Never written unless the probe runs.
+int plan_probe(const zcoll_comm_s& c, int* rank_scratch, ProbePlan* p) {
+  if (probe_pairs(c, rank_scratch, p->pair)) return ZCOLL_ERR_MPI;
   {
+    LinkCache& k = cache();
     std::lock_guard<std::mutex> lock(k.m);
     for (int cls = 0; cls < 2; ++cls) {
-      is_given[cls] = configured(cls, c.cfg, &given[cls]);
-      need[cls] = pair[cls][0] >= 0 && !is_given[cls] && !k.have[cls];
-      const bool probes = c.rank == pair[cls][0] || c.rank == pair[cls][1];
-      if (probes && !probe) {
-        probe.reset(new (std::nothrow) char[kProbeBytes]);
-        if (!probe) need[2] = 1;
+      p->is_given[cls] = configured(cls, c.cfg, &p->given[cls]);
+      p->need[cls] = p->pair[cls][0] >= 0 && !p->is_given[cls] && !k.have[cls];
+      const bool probes = c.rank == p->pair[cls][0] || c.rank == p->pair[cls][1];
+      if (probes && !p->buffer) {
+        p->buffer.reset(new (std::nothrow) char[kProbeBytes]);
+        if (!p->buffer) p->need[2] = 1;
       }
     }
   }
-  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, need, 3, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
+  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, p->need, 3, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
     return ZCOLL_ERR_MPI;
-  if (need[2] > 0) {
+  if (p->need[2] > 0) {
     zcoll::set_error_detail("out of memory for the link probe's %zu bytes on one of its ranks", kProbeBytes);
     return ZCOLL_ERR_NO_MEMORY;
   }
+  return ZCOLL_SUCCESS;
+}
+
+// This rank's figures to agree on: v[0..3] each class's alpha and beta (configured,
+// measured, or cached), v[4] the reduction's cost, v[5] 1 where timing it ran out of memory.
+// The process's own figures are measured here once.
+void local_figures(const ProbePlan& p, const Link measured[2], double v[6]) {
+  LinkCache& k = cache();
+  std::lock_guard<std::mutex> lock(k.m);
+  v[5] = 0;
+  try {
+    if (!(k.reduce_cost > 0)) k.reduce_cost = measure_reduce_cost();
+  } catch (const std::bad_alloc&) {
+    v[5] = 1;
+  }
+  if (k.call_overhead[0] < 0) measure_call_overhead(k.call_overhead);
+  for (int cls = 0; cls < 2; ++cls) {
+    const Link l = p.is_given[cls] ? p.given[cls] : p.need[cls] > 0 ? measured[cls] : k.link[cls];
+    v[2 * cls] = l.alpha;
+    v[2 * cls + 1] = l.beta;
+  }
+  v[4] = k.reduce_cost;
+}
+}  // namespace
+
+int measure_links(zcoll_comm_s& c, int* rank_scratch) {
+  ProbePlan p;
+  if (const int rc = plan_probe(c, rank_scratch, &p)) return rc;
   Link measured[2];
   for (int cls = 0; cls < 2; ++cls)
-    if (need[cls] > 0) {
-      measured[cls] = pingpong(c.comm, c.rank, pair[cls][0], pair[cls][1], probe.get());
+    if (p.need[cls] > 0) {
+      measured[cls] = pingpong(c.comm, c.rank, p.pair[cls][0], p.pair[cls][1], p.buffer.get());
       if (c.size > 2 && yielding_barrier(c.comm)) return ZCOLL_ERR_MPI;
     }
-  probe.reset();
-  // Agreed: the worst of every rank's figures (measured, configured, or cached); v[5], a
-  // rank out of memory timing the reduction.
-  double v[6] = {0, 0, 0, 0, 0, 0};
-  {
-    std::lock_guard<std::mutex> lock(k.m);
-    try {
-      if (!(k.reduce_cost > 0)) k.reduce_cost = measure_reduce_cost();
-    } catch (const std::bad_alloc&) {
-      v[5] = 1;
-    }
-    if (k.call_overhead[0] < 0) measure_call_overhead(k.call_overhead);
-    for (int cls = 0; cls < 2; ++cls) {
-      Link l = is_given[cls] ? given[cls] : need[cls] > 0 ? measured[cls] : k.link[cls];
-      v[2 * cls] = l.alpha;
-      v[2 * cls + 1] = l.beta;
-    }
-    v[4] = k.reduce_cost;
-  }
+  p.buffer.reset();
+  // Agreed: the worst of every rank's figures, and whether a rank ran out of memory.
+  double v[6];
+  local_figures(p, measured, v);
   if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
   if (v[5] > 0) {
     zcoll::set_error_detail("out of memory timing the reduction on one rank");
@@ -534,9 +550,10 @@ int measure_links(zcoll_comm_s& c, int* rank_scratch) {
   s.inter = {v[2], v[3]};
   s.reduce_cost = v[4];
   ++s.epoch;
+  LinkCache& k = cache();
   std::lock_guard<std::mutex> lock(k.m);
   for (int cls = 0; cls < 2; ++cls)
-    if (need[cls] > 0) {
+    if (p.need[cls] > 0) {
       k.link[cls] = cls ? s.inter : s.intra;
       k.have[cls] = true;
     }
