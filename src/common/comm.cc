@@ -54,44 +54,40 @@ uint8_t* zcoll_comm_s::shared_arena(size_t bytes, int* rc, size_t pieces) {
 
 namespace {
 
-// Local validation of a configuration, environment applied. Returns a zcoll code and
-// says what is wrong through the error detail.
-int validate(zcoll_config& cfg) {
-  const zcoll_codec_params& p = cfg.codec;
-  const zcoll::codec::ChunkCodec* codec = zcoll::codec::chunk_codec(p.codec);
-  if (!codec) {
-    zcoll::set_error_detail("unknown codec id %d", p.codec);
-    return ZCOLL_ERR_CODEC;
-  }
-  // Homomorphic reductions combine the codec's integers: fzl only.
-  if (cfg.reduction == ZCOLL_REDUCTION_HOMOMORPHIC && !codec->homomorphic) {
-    zcoll::set_error_detail("reduction HOMOMORPHIC needs a codec that combines (fzl), not %s", zcoll_codec_name(p.codec));
-    return ZCOLL_ERR_CODEC;
-  }
-  const char* bad = nullptr;
-  if (const char* env = std::getenv("ZCOLL_DECIDE"); env && *env) {
-    if (!std::strcmp(env, "model")) cfg.decision = ZCOLL_DECIDE_MODEL;
-    else if (!std::strcmp(env, "compress")) cfg.decision = ZCOLL_DECIDE_COMPRESS;
-    else {
-      zcoll::set_error_detail("ZCOLL_DECIDE=%s: expected model or compress", env);
-      return ZCOLL_ERR_ARG;
-    }
-  }
-  if (p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) bad = "codec.eb_mode";
-  else if (!std::isfinite(p.eb) || !(p.eb > 0)) bad = "codec.eb (a positive finite number)";
-  else if (p.threads < 0) bad = "codec.threads";
-  else if (p.chunk_len && (p.chunk_len % zcoll::codec::kChunkLenStep || p.chunk_len > ZCOLL_MAX_CHUNK_LEN)) bad = "codec.chunk_len";
-  else if (cfg.algorithm < ZCOLL_ALGO_AUTO || !zcoll_algorithm_name(cfg.algorithm)) bad = "algorithm";
-  else if (cfg.reduction < ZCOLL_REDUCTION_AUTO || cfg.reduction > ZCOLL_REDUCTION_DOC) bad = "reduction";
-  else if (cfg.bound_target != ZCOLL_BOUND_INPUT && cfg.bound_target != ZCOLL_BOUND_RESULT) bad = "bound_target";
-  else if (cfg.decision != ZCOLL_DECIDE_MODEL && cfg.decision != ZCOLL_DECIDE_COMPRESS) bad = "decision";
-  else if (!(cfg.link_gbps >= 0) || !(cfg.link_latency_us >= 0) || !std::isfinite(cfg.link_gbps) ||
-           !std::isfinite(cfg.link_latency_us))
-    bad = "link_gbps / link_latency_us (finite, >= 0)";
-  if (bad) {
-    zcoll::set_error_detail("invalid setting %s", bad);
+// ZCOLL_DECIDE, where set, over cfg.decision.
+int apply_decide_env(zcoll_config& cfg) {
+  const char* env = std::getenv("ZCOLL_DECIDE");
+  if (!env || !*env) return ZCOLL_SUCCESS;
+  if (!std::strcmp(env, "model")) cfg.decision = ZCOLL_DECIDE_MODEL;
+  else if (!std::strcmp(env, "compress")) cfg.decision = ZCOLL_DECIDE_COMPRESS;
+  else {
+    zcoll::set_error_detail("ZCOLL_DECIDE=%s: expected model or compress", env);
     return ZCOLL_ERR_ARG;
   }
+  return ZCOLL_SUCCESS;
+}
+
+// The first field of cfg out of its range, named for the message; nullptr where none is.
+const char* invalid_field(const zcoll_config& cfg) {
+  const zcoll_codec_params& p = cfg.codec;
+  if (p.eb_mode != ZCOLL_EB_ABS && p.eb_mode != ZCOLL_EB_REL) return "codec.eb_mode";
+  if (!std::isfinite(p.eb) || !(p.eb > 0)) return "codec.eb (a positive finite number)";
+  if (p.threads < 0) return "codec.threads";
+  if (p.chunk_len && (p.chunk_len % zcoll::codec::kChunkLenStep || p.chunk_len > ZCOLL_MAX_CHUNK_LEN))
+    return "codec.chunk_len";
+  if (cfg.algorithm < ZCOLL_ALGO_AUTO || !zcoll_algorithm_name(cfg.algorithm)) return "algorithm";
+  if (cfg.reduction < ZCOLL_REDUCTION_AUTO || cfg.reduction > ZCOLL_REDUCTION_DOC) return "reduction";
+  if (cfg.bound_target != ZCOLL_BOUND_INPUT && cfg.bound_target != ZCOLL_BOUND_RESULT) return "bound_target";
+  if (cfg.decision != ZCOLL_DECIDE_MODEL && cfg.decision != ZCOLL_DECIDE_COMPRESS) return "decision";
+  if (!(cfg.link_gbps >= 0) || !(cfg.link_latency_us >= 0) || !std::isfinite(cfg.link_gbps) ||
+      !std::isfinite(cfg.link_latency_us))
+    return "link_gbps / link_latency_us (finite, >= 0)";
+  return nullptr;
+}
+
+// ZCOLL_<COLLECTIVE>_ALGORITHM, where set, over cfg.algorithms; then whether each
+// collective has the algorithm it is given.
+int apply_collective_algorithms(zcoll_config& cfg) {
   for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k) {
     char var[64];
     std::snprintf(var, sizeof var, "ZCOLL_%s_ALGORITHM", zcoll_collective_name(k));
@@ -109,6 +105,28 @@ int validate(zcoll_config& cfg) {
     }
   }
   return ZCOLL_SUCCESS;
+}
+
+// Local validation of a configuration, environment applied. Returns a zcoll code and
+// says what is wrong through the error detail.
+int validate(zcoll_config& cfg) {
+  const zcoll::codec::ChunkCodec* codec = zcoll::codec::chunk_codec(cfg.codec.codec);
+  if (!codec) {
+    zcoll::set_error_detail("unknown codec id %d", cfg.codec.codec);
+    return ZCOLL_ERR_CODEC;
+  }
+  // Homomorphic reductions combine the codec's integers: fzl only.
+  if (cfg.reduction == ZCOLL_REDUCTION_HOMOMORPHIC && !codec->homomorphic) {
+    zcoll::set_error_detail("reduction HOMOMORPHIC needs a codec that combines (fzl), not %s",
+                            zcoll_codec_name(cfg.codec.codec));
+    return ZCOLL_ERR_CODEC;
+  }
+  if (const int rc = apply_decide_env(cfg)) return rc;
+  if (const char* bad = invalid_field(cfg)) {
+    zcoll::set_error_detail("invalid setting %s", bad);
+    return ZCOLL_ERR_ARG;
+  }
+  return apply_collective_algorithms(cfg);
 }
 
 // The settings that decide code paths and streams, as numbers every rank must share.
