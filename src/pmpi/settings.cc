@@ -48,59 +48,91 @@ bool parse_int(const std::string& v, int lo, int hi, int* out) {
   return true;
 }
 
-// One key's value into s; "" or what is wrong with it. The keys are the environment
-// variables' names without ZCOLL_, lower case.
-std::string apply(const std::string& key, const std::string& value, Settings* s) {
-  const std::string v = trim(value);
-  const std::string var = "ZCOLL_" + [&] {
-    std::string k = key;
-    for (char& ch : k) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    return k;
-  }();
-  auto bad = [&](const char* expected) { return var + "=" + v + ": expected " + expected; };
-  if (key == "eb") {
-    if (!parse_eb(v, &s->cfg.codec.eb)) return bad("a positive number such as 1e-4");
-    s->compress = true;
-  } else if (key == "eb_mode") {
-    if (!parse_eb_mode(v, &s->cfg.codec.eb_mode)) return bad("abs or rel");
-  } else if (key == "ops") {
-    unsigned ops = 0;
-    size_t at = 0;
-    while (at <= v.size()) {
-      const size_t comma = std::min(v.find(',', at), v.size());
-      const std::string name = lower(trim(v.substr(at, comma - at)));
-      if (name == "all") ops |= (1u << ZCOLL_NUM_COLLECTIVES) - 1;
-      else if (name == "allgatherv") ops |= 1u << ZCOLL_COLL_ALLGATHER;
-      else if (name == "reduce_scatter_block") ops |= 1u << ZCOLL_COLL_REDUCE_SCATTER;
-      else if (collective_from_name(name) >= 0) ops |= 1u << collective_from_name(name);
-      else return bad("a comma-separated list of allreduce, reduce, reduce_scatter, allgather, bcast, scatter, "
-                      "gather, alltoall (or all)");
-      at = comma + 1;
-    }
-    s->ops = ops;
-  } else if (key == "min_bytes") {
-    if (!parse_size(v, &s->cfg.min_bytes)) return bad("a byte count such as 65536, 64k or 1m");
-  } else if (key == "codec") {
-    if (zcoll_codec_from_name(v.c_str(), &s->cfg.codec.codec) != ZCOLL_SUCCESS) return bad("a codec name such as fzl");
-  } else if (key == "threads") {
-    if (!parse_int(v, 0, 4096, &s->cfg.codec.threads)) return bad("a thread count (0 = automatic)");
-  } else if (key == "comms") {
-    const std::string c = lower(v);
-    if (c == "world") s->comms = CommScope::kWorld;
-    else if (c == "all") s->comms = CommScope::kAll;
-    else if (c == "hinted") s->comms = CommScope::kHinted;
-    else return bad("world, all or hinted");
-  } else if (key == "report") {
-    const std::string r = lower(v);
-    s->report = r == "0" || r.empty() ? "" : r == "1" || r == "stdout" ? "stdout" : v;
-  } else {
-    return "unknown setting " + key;
-  }
-  s->configured = true;
-  return "";
+// ZCOLL_<KEY>: the environment variable of a setting's key.
+std::string env_name(const std::string& key) {
+  std::string var = "ZCOLL_" + key;
+  for (char& ch : var) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return var;
 }
 
-const char* const kKeys[] = {"eb", "eb_mode", "ops", "min_bytes", "codec", "threads", "comms", "report"};
+// A comma-separated list of collectives (MPI's names of the variants count as theirs) as a
+// mask of bits 1 << ZCOLL_COLL_*.
+bool parse_ops(const std::string& v, unsigned* out) {
+  unsigned ops = 0;
+  for (size_t at = 0; at <= v.size();) {
+    const size_t comma = std::min(v.find(',', at), v.size());
+    const std::string name = lower(trim(v.substr(at, comma - at)));
+    if (name == "all") ops |= (1u << ZCOLL_NUM_COLLECTIVES) - 1;
+    else if (name == "allgatherv") ops |= 1u << ZCOLL_COLL_ALLGATHER;
+    else if (name == "reduce_scatter_block") ops |= 1u << ZCOLL_COLL_REDUCE_SCATTER;
+    else if (collective_from_name(name) >= 0) ops |= 1u << collective_from_name(name);
+    else return false;
+    at = comma + 1;
+  }
+  *out = ops;
+  return true;
+}
+
+bool parse_comms(const std::string& v, CommScope* out) {
+  const std::string c = lower(v);
+  if (c == "world") *out = CommScope::kWorld;
+  else if (c == "all") *out = CommScope::kAll;
+  else if (c == "hinted") *out = CommScope::kHinted;
+  else return false;
+  return true;
+}
+
+// A setting's key (its environment variable's name without ZCOLL_, lower case), its parser
+// (false: the value is wrong) and what the message says it expects.
+struct Key {
+  const char* name;
+  bool (*parse)(const std::string& v, Settings* s);
+  const char* expected;
+};
+
+const Key kKeys[] = {
+    {"eb",
+     [](const std::string& v, Settings* s) {
+       if (!parse_eb(v, &s->cfg.codec.eb)) return false;
+       s->compress = true;  // a bound given: the layer compresses
+       return true;
+     },
+     "a positive number such as 1e-4"},
+    {"eb_mode", [](const std::string& v, Settings* s) { return parse_eb_mode(v, &s->cfg.codec.eb_mode); },
+     "abs or rel"},
+    {"ops", [](const std::string& v, Settings* s) { return parse_ops(v, &s->ops); },
+     "a comma-separated list of allreduce, reduce, reduce_scatter, allgather, bcast, scatter, gather, alltoall (or "
+     "all)"},
+    {"min_bytes", [](const std::string& v, Settings* s) { return parse_size(v, &s->cfg.min_bytes); },
+     "a byte count such as 65536, 64k or 1m"},
+    {"codec",
+     [](const std::string& v, Settings* s) {
+       return zcoll_codec_from_name(v.c_str(), &s->cfg.codec.codec) == ZCOLL_SUCCESS;
+     },
+     "a codec name such as fzl"},
+    {"threads", [](const std::string& v, Settings* s) { return parse_int(v, 0, 4096, &s->cfg.codec.threads); },
+     "a thread count (0 = automatic)"},
+    {"comms", [](const std::string& v, Settings* s) { return parse_comms(v, &s->comms); }, "world, all or hinted"},
+    {"report",
+     [](const std::string& v, Settings* s) {
+       const std::string r = lower(v);
+       s->report = r == "0" || r.empty() ? "" : r == "1" || r == "stdout" ? "stdout" : v;
+       return true;
+     },
+     ""},
+};
+
+// One key's value into s; "" or what is wrong with it.
+std::string apply(const std::string& key, const std::string& value, Settings* s) {
+  const std::string v = trim(value);
+  for (const Key& k : kKeys) {
+    if (key != k.name) continue;
+    if (!k.parse(v, s)) return env_name(key) + "=" + v + ": expected " + k.expected;
+    s->configured = true;
+    return "";
+  }
+  return "unknown setting " + key;
+}
 
 std::string read_file(const std::string& path, std::map<std::string, std::string>* kv) {
   std::ifstream in(path);
@@ -113,7 +145,7 @@ std::string read_file(const std::string& path, std::map<std::string, std::string
     std::string key = eq == std::string::npos ? "" : lower(trim(t.substr(0, eq)));
     if (key.rfind("zcoll_", 0) == 0) key = key.substr(6);
     bool known = false;
-    for (const char* k : kKeys) known = known || key == k;
+    for (const Key& k : kKeys) known = known || key == k.name;
     if (!known)
       return path + ":" + std::to_string(n) + ": expected KEY = VALUE with KEY one of eb, eb_mode, ops, "
                                                "min_bytes, codec, threads, comms, report";
@@ -159,10 +191,8 @@ std::string read_settings(Settings* s) {
     if (!err.empty()) return err;
     s->configured = true;
   }
-  for (const char* k : kKeys) {
-    std::string var = std::string("ZCOLL_") + k;
-    for (char& ch : var) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    if (const char* env = std::getenv(var.c_str())) kv[k] = env;
+  for (const Key& k : kKeys) {
+    if (const char* env = std::getenv(env_name(k.name).c_str())) kv[k.name] = env;
   }
   for (const auto& [key, value] : kv) {
     const std::string err = apply(key, value, s);
