@@ -272,10 +272,13 @@ struct zcoll_h5_writer_s {
   int create_streams(Field& f);
   int create_overflow(Field& f);
   int write_tables(const Field& f);
+  // zcoll_h5_writer_create's steps after its checks: on every rank, the agreed outcome.
+  int open_file();
   int flush(zcoll_h5_report* report);
   int finish(zcoll_h5_report* report);
 
  private:
+  int create_file_at_root();
   // A flush's clock: what zcoll_h5_report says of it.
   struct FlushClock {
     double begin = 0, predict = 0, compress = 0, sync = 0, write = 0, exposed = 0;
@@ -761,6 +764,52 @@ int zcoll_h5_writer_s::learn_and_report(const FlushClock& t, zcoll_h5_report* re
   return ZCOLL_SUCCESS;
 }
 
+// Rank 0 creates the file and writes the attributes that say it is not complete yet.
+int zcoll_h5_writer_s::create_file_at_root() {
+  QuietHdf5 quiet;
+  Handle fapl = file_access();
+  file = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+  const bool ok = file.ok() && write_attr_u32(file.get(), name::kFormatVersion, ZCOLL_H5_FORMAT_VERSION) &&
+                  write_attr_u32(file.get(), name::kComplete, 0) &&
+                  write_attr_string(file.get(), name::kMode, predictive() ? "predictive" : "pipelined") &&
+                  write_attr_u32(file.get(), name::kWriterRanks, static_cast<uint32_t>(size)) &&
+                  write_attr_u32(file.get(), name::kFields, 0) && H5Fflush(file.get(), H5F_SCOPE_LOCAL) >= 0;
+  if (ok) return ZCOLL_SUCCESS;
+  zcoll::set_error_detail("HDF5 could not create %s", path.c_str());
+  return ZCOLL_ERR_IO;
+}
+
+// Collective over comm: rank 0 creates the file, then every rank opens it for its writes.
+// On failure nothing is left open.
+int zcoll_h5_writer_s::open_file() {
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // threads 0: OMP_NUM_THREADS where set, else this rank's share of its host's cores
+  // (host_cores.h), as for a zcoll communicator. Collective: before any rank can leave.
+  int share = 1;
+  int rc = zcoll::host_core_share_of(comm, &share);
+  opt.threads = zcoll::automatic_threads(opt.threads, share);
+  if (rank == 0 && !rc) rc = create_file_at_root();
+  // The others open the file once rank 0 has created it.
+  if (MPI_Bcast(&rc, 1, MPI_INT, 0, comm) != MPI_SUCCESS) rc = ZCOLL_ERR_MPI;
+  if (!rc) {
+    fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      zcoll::set_error_detail("cannot open %s for writing: %s", path.c_str(), std::strerror(errno));
+      rc = ZCOLL_ERR_IO;
+    }
+  } else if (rank != 0) {
+    zcoll::set_error_detail("rank 0 could not create %s with HDF5", path.c_str());
+  }
+  rc = agree(rc);
+  if (rc) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+    file.reset();
+  }
+  return rc;
+}
+
 // Flushes what is queued, marks the file complete (rank 0) and syncs it. The file is
 // complete only if every rank's flush succeeded.
 int zcoll_h5_writer_s::finish(zcoll_h5_report* report) {
@@ -809,6 +858,38 @@ int arg_error(const char* what) {
   return ZCOLL_ERR_ARG;
 }
 
+// The field's extents, this rank's hyperslab in them and its values there, checked.
+int set_hyperslab(Field* f, const uint64_t* dims, const uint64_t* start, const uint64_t* count, const void* buf) {
+  for (int d = 0; d < f->ndims; ++d) {
+    if (dims[d] == 0 || count[d] > dims[d] || start[d] > dims[d] - count[d]) {
+      zcoll::set_error_detail("field '%s': dimension %d: start %llu + count %llu exceeds the extent %llu",
+                              f->name.c_str(), d, static_cast<unsigned long long>(start[d]),
+                              static_cast<unsigned long long>(count[d]), static_cast<unsigned long long>(dims[d]));
+      return ZCOLL_ERR_ARG;
+    }
+    f->dims[d] = dims[d];
+    f->start[d] = start[d];
+    f->count[d] = count[d];
+  }
+  f->values = volume(f->count, f->ndims);
+  if (f->values > SIZE_MAX / 8) return arg_error("the hyperslab is too large");
+  if (f->values && !buf) return arg_error("buf is NULL");
+  f->buf = buf;
+  return ZCOLL_SUCCESS;
+}
+
+int check_options(const zcoll_h5_options& o) {
+  if (o.mode != ZCOLL_H5_PREDICTIVE && o.mode != ZCOLL_H5_PIPELINED) return arg_error("unknown mode");
+  if (o.codec < ZCOLL_CODEC_FZL || o.codec > ZCOLL_CODEC_SZX) {
+    zcoll::set_error_detail("unknown codec %d", o.codec);
+    return ZCOLL_ERR_CODEC;
+  }
+  if (!(o.extra_space >= 1 && o.extra_space <= 100)) return arg_error("extra_space must be in [1, 100]");
+  if (!(o.sample_fraction > 0 && o.sample_fraction <= 1)) return arg_error("sample_fraction must be in (0, 1]");
+  if (o.threads < 0 || !(o.write_bandwidth >= 0)) return arg_error("threads and write_bandwidth must be >= 0");
+  return ZCOLL_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -836,55 +917,12 @@ int zcoll_h5_writer_create(MPI_Comm comm, const char* path, const zcoll_h5_optio
     zcoll_h5_options o;
     zcoll_h5_options_init(&o);
     if (options) o = *options;
-    if (o.mode != ZCOLL_H5_PREDICTIVE && o.mode != ZCOLL_H5_PIPELINED) return arg_error("unknown mode");
-    if (o.codec < ZCOLL_CODEC_FZL || o.codec > ZCOLL_CODEC_SZX) {
-      zcoll::set_error_detail("unknown codec %d", o.codec);
-      return ZCOLL_ERR_CODEC;
-    }
-    if (!(o.extra_space >= 1 && o.extra_space <= 100)) return arg_error("extra_space must be in [1, 100]");
-    if (!(o.sample_fraction > 0 && o.sample_fraction <= 1)) return arg_error("sample_fraction must be in (0, 1]");
-    if (o.threads < 0 || !(o.write_bandwidth >= 0)) return arg_error("threads and write_bandwidth must be >= 0");
+    if (const int rc = check_options(o)) return rc;
     auto w = std::make_unique<zcoll_h5_writer_s>();
     w->opt = o;
     w->path = path;
     if (MPI_Comm_dup(comm, &w->comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
-    MPI_Comm_rank(w->comm, &w->rank);
-    MPI_Comm_size(w->comm, &w->size);
-    // threads 0: OMP_NUM_THREADS where set, else this rank's share of its host's cores
-    // (host_cores.h), as for a zcoll communicator. Collective: before any rank can leave.
-    int share = 1;
-    int rc = zcoll::host_core_share_of(w->comm, &share);
-    w->opt.threads = zcoll::automatic_threads(o.threads, share);
-    if (w->rank == 0) {
-      QuietHdf5 quiet;
-      Handle fapl = file_access();
-      w->file = Handle(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
-      const bool ok = w->file.ok() && write_attr_u32(w->file.get(), name::kFormatVersion, ZCOLL_H5_FORMAT_VERSION) &&
-                      write_attr_u32(w->file.get(), name::kComplete, 0) &&
-                      write_attr_string(w->file.get(), name::kMode,
-                                        o.mode == ZCOLL_H5_PREDICTIVE ? "predictive" : "pipelined") &&
-                      write_attr_u32(w->file.get(), name::kWriterRanks, static_cast<uint32_t>(w->size)) &&
-                      write_attr_u32(w->file.get(), name::kFields, 0) && H5Fflush(w->file.get(), H5F_SCOPE_LOCAL) >= 0;
-      if (!ok) {
-        zcoll::set_error_detail("HDF5 could not create %s", path);
-        rc = ZCOLL_ERR_IO;
-      }
-    }
-    // The others open the file once rank 0 has created it.
-    if (MPI_Bcast(&rc, 1, MPI_INT, 0, w->comm) != MPI_SUCCESS) rc = ZCOLL_ERR_MPI;
-    if (!rc) {
-      w->fd = open(path, O_WRONLY | O_CLOEXEC);
-      if (w->fd < 0) {
-        zcoll::set_error_detail("cannot open %s for writing: %s", path, std::strerror(errno));
-        rc = ZCOLL_ERR_IO;
-      }
-    } else if (w->rank != 0) {
-      zcoll::set_error_detail("rank 0 could not create %s with HDF5", path);
-    }
-    rc = w->agree(rc);
-    if (rc) {
-      if (w->fd >= 0) close(w->fd);
-      w->file.reset();
+    if (const int rc = w->open_file()) {
       MPI_Comm_free(&w->comm);
       return rc;
     }
@@ -913,21 +951,7 @@ int zcoll_h5_write_field(zcoll_h5_writer w, const char* name, zcoll_dtype dtype,
     f.name = name;
     f.dtype = dtype;
     f.ndims = ndims;
-    for (int d = 0; d < ndims; ++d) {
-      if (dims[d] == 0 || count[d] > dims[d] || start[d] > dims[d] - count[d]) {
-        zcoll::set_error_detail("field '%s': dimension %d: start %llu + count %llu exceeds the extent %llu", name, d,
-                                static_cast<unsigned long long>(start[d]), static_cast<unsigned long long>(count[d]),
-                                static_cast<unsigned long long>(dims[d]));
-        return ZCOLL_ERR_ARG;
-      }
-      f.dims[d] = dims[d];
-      f.start[d] = start[d];
-      f.count[d] = count[d];
-    }
-    f.values = volume(f.count, ndims);
-    if (f.values > SIZE_MAX / 8) return arg_error("the hyperslab is too large");
-    if (f.values && !buf) return arg_error("buf is NULL");
-    f.buf = buf;
+    if (const int rc = set_hyperslab(&f, dims, start, count, buf)) return rc;
     f.eb_mode = eb_mode;
     f.eb = eb;
     f.index = w->fields_written + static_cast<int>(w->queue.size());

@@ -437,6 +437,25 @@ int run_all() {
     const uint64_t big[1] = {101};
     CHECK(zcoll_h5_write_field(w, "y", ZCOLL_FLOAT32, 1, dims, start, big, v.data(), ZCOLL_EB_ABS, 0.5) == ZCOLL_ERR_ARG);
     CHECK(zcoll_h5_writer_close(&w, nullptr) == ZCOLL_SUCCESS);
+    // Bad options, and a file rank 0 cannot create: every rank gets the code and no writer.
+    const auto create_code = [&](const zcoll_h5_options& opt, const std::string& where) {
+      w = reinterpret_cast<zcoll_h5_writer>(&w);  // create must set it to NULL on failure
+      const int code = zcoll_h5_writer_create(MPI_COMM_WORLD, where.c_str(), &opt, &w);
+      CHECK(w == nullptr);
+      return code;
+    };
+    zcoll_h5_options bad = o;
+    bad.extra_space = 0.5;
+    CHECK(create_code(bad, path) == ZCOLL_ERR_ARG);
+    bad = o;
+    bad.codec = 99;
+    CHECK(create_code(bad, path) == ZCOLL_ERR_CODEC);
+    bad = o;
+    bad.mode = 7;
+    CHECK(create_code(bad, path) == ZCOLL_ERR_ARG);
+    const int io = create_code(o, g_work + "/no-such-directory/x.zh5");
+    if (io != ZCOLL_ERR_IO) std::fprintf(stderr, "rank %d: create gave %d (%s)\n", g_rank, io, zcoll_h5_error_detail());
+    CHECK(io == ZCOLL_ERR_IO);
   }
 
   // Damaged files: every rank gets the error.
