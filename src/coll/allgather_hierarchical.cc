@@ -28,13 +28,51 @@ int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const int* co
   return mpi_rc(rc);
 }
 
+namespace {
+// Each rank sends the blocks its rail collected to the other ranks of its node, and receives
+// theirs, in place in recvbuf: node rank jj's blocks are rail_counts and rail_displs' row jj.
+int node_exchange(zcoll_comm_s& c, MPI_Datatype type, size_t es, void* recvbuf, const std::vector<int>& rail_counts,
+                  const std::vector<size_t>& rail_displs) {
+  const Topology& t = c.topo;
+  const int m = t.nodes, k = t.node_size, j = t.node_rank;
+  Workspace& w = c.workspace;
+  // Byte displacements (MPI_Aint): a node's blocks may lie beyond INT_MAX elements.
+  std::vector<MPI_Datatype>& types = w.node_types;
+  std::vector<MPI_Aint>& bytes = w.node_bytes;
+  std::vector<MPI_Request>& reqs = w.node_reqs;
+  types.assign(static_cast<size_t>(k), MPI_DATATYPE_NULL);
+  bytes.resize(static_cast<size_t>(m));
+  reqs.clear();
+  int rc = ZCOLL_SUCCESS;
+  for (int jj = 0; jj < k; ++jj) {
+    const size_t row = static_cast<size_t>(jj) * m;
+    for (int i = 0; i < m; ++i) bytes[i] = static_cast<MPI_Aint>(rail_displs[row + i] * es);
+    if (MPI_Type_create_hindexed(m, rail_counts.data() + row, bytes.data(), type, &types[jj]) != MPI_SUCCESS ||
+        MPI_Type_commit(&types[jj]) != MPI_SUCCESS)
+      rc = ZCOLL_ERR_MPI;
+  }
+  for (int jj = 0; jj < k && !rc; ++jj) {
+    if (jj == j) continue;
+    reqs.push_back(MPI_REQUEST_NULL);
+    if (MPI_Irecv(recvbuf, 1, types[jj], jj, kTag, t.node_comm, &reqs.back()) != MPI_SUCCESS) rc = ZCOLL_ERR_MPI;
+    reqs.push_back(MPI_REQUEST_NULL);
+    if (MPI_Isend(recvbuf, 1, types[j], jj, kTag, t.node_comm, &reqs.back()) != MPI_SUCCESS) rc = ZCOLL_ERR_MPI;
+  }
+  if (!reqs.empty() && MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    rc = ZCOLL_ERR_MPI;
+  for (MPI_Datatype& ty : types)
+    if (ty != MPI_DATATYPE_NULL) MPI_Type_free(&ty);
+  return rc;
+}
+}  // namespace
+
 int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, void* recvbuf, const int* counts,
                            const size_t* displs) {
   int rc = ZCOLL_SUCCESS;
   zcoll_comm_s* rail = rail_of(c, &rc);
   if (!rail) return rc;
   const Topology& t = c.topo;
-  const int m = t.nodes, k = t.node_size, j = t.node_rank;
+  const int m = t.nodes, j = t.node_rank;
   const size_t p = t.node_of.size();  // m x k
   Workspace& w = c.workspace;
   // rail_counts[jj * m + i], rail_displs[jj * m + i]: the block of the rank at (node i, node
@@ -66,33 +104,9 @@ int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
     const Choice ch = table_choice(*rail, ZCOLL_COLL_ALLGATHER, rail_total * es / static_cast<size_t>(m));
     rc = allgather_engine(*rail, dt, eb, ch, recvbuf, my_counts, my_displs);
   }
-  if (total > 0) {  // total is the same everywhere: nothing to move, and recvbuf may be NULL
-    // Byte displacements (MPI_Aint): a node's blocks may lie beyond INT_MAX elements.
-    std::vector<MPI_Datatype>& types = w.node_types;
-    std::vector<MPI_Aint>& bytes = w.node_bytes;
-    std::vector<MPI_Request>& reqs = w.node_reqs;
-    types.assign(static_cast<size_t>(k), MPI_DATATYPE_NULL);
-    bytes.resize(static_cast<size_t>(m));
-    reqs.clear();
-    int trc = ZCOLL_SUCCESS;
-    for (int jj = 0; jj < k; ++jj) {
-      const size_t row = static_cast<size_t>(jj) * m;
-      for (int i = 0; i < m; ++i) bytes[i] = static_cast<MPI_Aint>(rail_displs[row + i] * es);
-      if (MPI_Type_create_hindexed(m, rail_counts.data() + row, bytes.data(), type, &types[jj]) != MPI_SUCCESS ||
-          MPI_Type_commit(&types[jj]) != MPI_SUCCESS)
-        trc = ZCOLL_ERR_MPI;
-    }
-    for (int jj = 0; jj < k && !trc; ++jj) {
-      if (jj == j) continue;
-      reqs.push_back(MPI_REQUEST_NULL);
-      if (MPI_Irecv(recvbuf, 1, types[jj], jj, kTag, t.node_comm, &reqs.back()) != MPI_SUCCESS) trc = ZCOLL_ERR_MPI;
-      reqs.push_back(MPI_REQUEST_NULL);
-      if (MPI_Isend(recvbuf, 1, types[j], jj, kTag, t.node_comm, &reqs.back()) != MPI_SUCCESS) trc = ZCOLL_ERR_MPI;
-    }
-    if (!reqs.empty() && MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-      trc = ZCOLL_ERR_MPI;
-    for (MPI_Datatype& ty : types)
-      if (ty != MPI_DATATYPE_NULL) MPI_Type_free(&ty);
+  // total is the same everywhere: nothing to move, and recvbuf may be NULL
+  if (total > 0) {
+    const int trc = node_exchange(c, type, es, recvbuf, rail_counts, rail_displs);
     if (!rc) rc = trc;
   }
   return finish_hierarchical(c, schedule, *rail, rc);
