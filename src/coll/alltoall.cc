@@ -10,6 +10,30 @@
 
 using namespace zcoll::coll;
 
+namespace {
+// The p blocks of sendbuf as recvcount values of recvtype each, `block` bytes apart in out
+// (sized first: the call goes on with out's values whatever the outcome); a zcoll code.
+int convert_blocks(const zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                   MPI_Datatype recvtype, size_t block, std::vector<char>* out) {
+  out->resize(block * c.size);
+  MPI_Aint lb = 0, extent = 0;
+  if (MPI_Type_get_extent(sendtype, &lb, &extent) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  int rc = ZCOLL_SUCCESS;
+  for (int d = 0; d < c.size && !rc; ++d)
+    rc = local_copy(static_cast<const char*>(sendbuf) + static_cast<MPI_Aint>(d) * sendcount * extent, sendcount,
+                    sendtype, out->data() + block * d, recvcount, recvtype, c.comm);
+  return rc;
+}
+
+// In place, every block this rank sends, compressed before the exchange overwrites it.
+void compress_outgoing(Transport& T, int p, int r) {
+  for (int d = 0; d < p; ++d) {
+    if (d == r) continue;  // own block: stays in place
+    for (size_t i = T.first_piece[d]; i < T.first_piece[d + 1]; ++i) T.stored_len[i] = T.compress_src(i, T.stored_slot(i));
+  }
+}
+}  // namespace
+
 extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, zcoll_comm comm) {
   if (!comm || bad_buffers(sendbuf, sendcount, recvbuf, recvcount)) return ZCOLL_ERR_ARG;
@@ -26,12 +50,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
         a.in_place = in_place;  // the schedule's buffers depend on it
         const size_t block = n * zcoll::codec::element_size(dt);
         if (!in_place && (sendtype != recvtype || sendcount != recvcount)) {
-          MPI_Aint lb = 0, extent = 0;
-          if (MPI_Type_get_extent(sendtype, &lb, &extent) != MPI_SUCCESS) a.rc = ZCOLL_ERR_MPI;
-          converted.resize(block * p);
-          for (int d = 0; d < p && !a.rc; ++d)
-            a.rc = local_copy(static_cast<const char*>(sendbuf) + static_cast<MPI_Aint>(d) * sendcount * extent,
-                              sendcount, sendtype, converted.data() + block * d, recvcount, recvtype, c.comm);
+          a.rc = convert_blocks(c, sendbuf, sendcount, sendtype, recvcount, recvtype, block, &converted);
           send = converted.data();
         }
         a.add_values(dt, send, n * p, c.cfg.codec.threads);
@@ -45,11 +64,7 @@ extern "C" int zcoll_alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
           T.place(b, zcoll::at(send, static_cast<size_t>(b) * n, T.es),
                   b == r ? nullptr : zcoll::at(recvbuf, static_cast<size_t>(b) * n, T.es));
         if (!in_place && n) std::memcpy(zcoll::at(recvbuf, r * n, T.es), zcoll::at(send, r * n, T.es), n * T.es);
-        for (int d = 0; in_place && d < p; ++d) {
-          if (d == r) continue;  // own block: stays in place
-          for (size_t i = T.first_piece[d]; i < T.first_piece[d + 1]; ++i)
-            T.stored_len[i] = T.compress_src(i, T.stored_slot(i));
-        }
+        if (in_place) compress_outgoing(T, p, r);
         pairwise_alltoall(T, in_place);
         return T.finish();
       },
