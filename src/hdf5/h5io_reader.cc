@@ -72,7 +72,14 @@ struct zcoll_h5_reader_s {
   int ranks = 0;
   std::vector<FieldMeta> fields;
 
+  // zcoll_h5_reader_open's steps: the file and its root attributes (nfields: how many fields
+  // they announce), then every field's group.
+  int open_root(uint32_t* nfields);
+  int load_fields(uint32_t nfields);
   int load_field(const std::string& name, FieldMeta* m);
+  // The per-rank tables of a field whose attributes and partition are loaded: every region
+  // and overflow inside its dataset, and the sizes consistent.
+  int check_tables(const std::string& name, FieldMeta* m) const;
   const FieldMeta* find(const char* name) const {
     for (const FieldMeta& f : fields)
       if (name && std::strcmp(f.info.name, name) == 0) return &f;
@@ -118,6 +125,14 @@ int zcoll_h5_reader_s::load_field(const std::string& nm, FieldMeta* m) {
     return corrupt(nm, "the streams or overflow dataset is missing or not 1-D bytes");
   std::string why;
   if (!partition_valid(m->boxes, ranks, in.dims, in.ndims, &why)) return corrupt(nm, why);
+  if (const int rc = check_tables(nm, m)) return rc;
+  in.raw_bytes = volume(in.dims, in.ndims) * zcoll::codec::element_size(in.dtype);
+  m->index = index;
+  return ZCOLL_SUCCESS;
+}
+
+int zcoll_h5_reader_s::check_tables(const std::string& nm, FieldMeta* m) const {
+  zcoll_h5_field_info& in = m->info;
   const size_t w = 2 * static_cast<size_t>(in.ndims);
   for (int r = 0; r < ranks; ++r) {
     const uint64_t ro = m->table[kRegionOffset][r], rs = m->table[kRegionSize][r];
@@ -133,8 +148,45 @@ int zcoll_h5_reader_s::load_field(const std::string& nm, FieldMeta* m) {
     in.reserved_bytes += rs;
     in.overflow_bytes += os;
   }
-  in.raw_bytes = volume(in.dims, in.ndims) * zcoll::codec::element_size(in.dtype);
-  m->index = index;
+  return ZCOLL_SUCCESS;
+}
+
+int zcoll_h5_reader_s::open_root(uint32_t* nfields) {
+  Handle fapl = file_access();
+  file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
+  if (!file.ok()) return corrupt("", path + " is not a readable HDF5 file (truncated or damaged?)");
+  const hid_t root = file.get();
+  uint32_t version = 0, complete = 0, writers = 0;
+  if (!read_attr_u32(root, name::kFormatVersion, &version))
+    return corrupt("", path + " was not written by zcoll_h5_writer (no format version)");
+  if (version > ZCOLL_H5_FORMAT_VERSION) {
+    zcoll::set_error_detail("%s has format version %u; this zcoll reads up to %u", path.c_str(), version,
+                            ZCOLL_H5_FORMAT_VERSION);
+    return ZCOLL_ERR_VERSION;
+  }
+  if (!read_attr_u32(root, name::kComplete, &complete) || complete != 1)
+    return corrupt("", path + " is incomplete: its writer failed or did not close it");
+  if (!read_attr_u32(root, name::kWriterRanks, &writers) || writers == 0 || writers > (1u << 24) ||
+      !read_attr_u32(root, name::kFields, nfields))
+    return corrupt("", "the root attributes are missing or invalid");
+  ranks = static_cast<int>(writers);
+  return ZCOLL_SUCCESS;
+}
+
+int zcoll_h5_reader_s::load_fields(uint32_t nfields) {
+  std::vector<std::string> names;
+  if (H5Literate(file.get(), H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, collect_name, &names) < 0)
+    return corrupt("", "cannot list the fields");
+  for (const std::string& nm : names) {
+    if (nm.empty() || nm[0] == '_') continue;
+    FieldMeta m;
+    if (const int rc = load_field(nm, &m)) return rc;
+    fields.push_back(std::move(m));
+  }
+  if (fields.size() != nfields) return corrupt("", "the number of fields disagrees with the root attribute");
+  std::sort(fields.begin(), fields.end(), [](const FieldMeta& a, const FieldMeta& b) { return a.index < b.index; });
+  for (uint32_t i = 0; i < nfields; ++i)
+    if (fields[i].index != i) return corrupt(fields[i].info.name, "the field indices are not 0..n-1");
   return ZCOLL_SUCCESS;
 }
 
@@ -195,37 +247,9 @@ int zcoll_h5_reader_open(const char* path, zcoll_h5_reader* reader) {
     QuietHdf5 quiet;
     auto r = std::make_unique<zcoll_h5_reader_s>();
     r->path = path;
-    Handle fapl = file_access();
-    r->file = Handle(H5Fopen(path, H5F_ACC_RDONLY, fapl.get()));
-    if (!r->file.ok()) return corrupt("", std::string(path) + " is not a readable HDF5 file (truncated or damaged?)");
-    const hid_t root = r->file.get();
-    uint32_t version = 0, complete = 0, ranks = 0, nfields = 0;
-    if (!read_attr_u32(root, name::kFormatVersion, &version))
-      return corrupt("", std::string(path) + " was not written by zcoll_h5_writer (no format version)");
-    if (version > ZCOLL_H5_FORMAT_VERSION) {
-      zcoll::set_error_detail("%s has format version %u; this zcoll reads up to %u", path, version,
-                              ZCOLL_H5_FORMAT_VERSION);
-      return ZCOLL_ERR_VERSION;
-    }
-    if (!read_attr_u32(root, name::kComplete, &complete) || complete != 1)
-      return corrupt("", std::string(path) + " is incomplete: its writer failed or did not close it");
-    if (!read_attr_u32(root, name::kWriterRanks, &ranks) || ranks == 0 || ranks > (1u << 24) ||
-        !read_attr_u32(root, name::kFields, &nfields))
-      return corrupt("", "the root attributes are missing or invalid");
-    r->ranks = static_cast<int>(ranks);
-    std::vector<std::string> names;
-    if (H5Literate(root, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, collect_name, &names) < 0)
-      return corrupt("", "cannot list the fields");
-    for (const std::string& nm : names) {
-      if (nm.empty() || nm[0] == '_') continue;
-      FieldMeta m;
-      if (const int rc = r->load_field(nm, &m)) return rc;
-      r->fields.push_back(std::move(m));
-    }
-    if (r->fields.size() != nfields) return corrupt("", "the number of fields disagrees with the root attribute");
-    std::sort(r->fields.begin(), r->fields.end(), [](const FieldMeta& a, const FieldMeta& b) { return a.index < b.index; });
-    for (uint32_t i = 0; i < nfields; ++i)
-      if (r->fields[i].index != i) return corrupt(r->fields[i].info.name, "the field indices are not 0..n-1");
+    uint32_t nfields = 0;
+    if (const int rc = r->open_root(&nfields)) return rc;
+    if (const int rc = r->load_fields(nfields)) return rc;
     *reader = r.release();
     return ZCOLL_SUCCESS;
   });
