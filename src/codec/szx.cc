@@ -64,6 +64,41 @@ int mantissa_bits_needed(double radius, double eb, int max_bits) {
   return m < 0 ? 0 : m > max_bits ? max_bits : m;
 }
 
+// A truncated block at p: its tag, mu, k, the lead codes, then the differing bytes of each of
+// the len words w, most significant first. Its end, or nullptr where it would not be shorter
+// than the raw block.
+template <class T>
+uint8_t* write_truncated(T mu, unsigned k, const typename Layout<T>::U* w, size_t len, uint8_t* p) {
+  using B = Layout<T>;
+  using U = typename B::U;
+  const unsigned bytes = (k + 7) / 8;
+  uint8_t* q = p;
+  *q++ = kTruncated;
+  std::memcpy(q, &mu, sizeof(T));
+  q += sizeof(T);
+  *q++ = static_cast<uint8_t>(k);
+  uint8_t* leads = q;
+  const size_t lead_bytes = (len * B::kLeadBits + 7) / 8;
+  std::memset(leads, 0, lead_bytes);
+  q += lead_bytes;
+  const uint8_t* const limit = p + 1 + len * sizeof(T);  // truncation must beat raw
+  U prev = 0;
+  for (size_t i = 0; i < len; ++i) {
+    const U diff = w[i] ^ prev;
+    unsigned lead = 0;
+    while (lead < bytes && lead < (1u << B::kLeadBits) - 1 &&
+           ((diff >> (B::kWidth - 8 * (lead + 1))) & 0xFF) == 0)
+      ++lead;
+    const size_t bit = i * B::kLeadBits;
+    leads[bit / 8] |= static_cast<uint8_t>(lead << (bit % 8));
+    if (B::kLeadBits == 3 && bit % 8 > 5) leads[bit / 8 + 1] |= static_cast<uint8_t>(lead >> (8 - bit % 8));
+    if (q + (bytes - lead) >= limit) return nullptr;
+    for (unsigned b = lead; b < bytes; ++b) *q++ = static_cast<uint8_t>(w[i] >> (B::kWidth - 8 * (b + 1)));
+    prev = w[i];
+  }
+  return q;
+}
+
 // Encodes one block of len values at p; returns the end. p has room for a raw block.
 template <class T>
 uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
@@ -112,33 +147,8 @@ uint8_t* encode_block(const T* input, size_t len, double eb, uint8_t* p) {
     }
     if (ok) break;
   }
-  // Lead codes, then the differing bytes of each word, most significant first.
-  const unsigned bytes = (k + 7) / 8;
-  uint8_t* q = p;
-  *q++ = kTruncated;
-  std::memcpy(q, &mu, sizeof(T));
-  q += sizeof(T);
-  *q++ = static_cast<uint8_t>(k);
-  uint8_t* leads = q;
-  const size_t lead_bytes = (len * B::kLeadBits + 7) / 8;
-  std::memset(leads, 0, lead_bytes);
-  q += lead_bytes;
-  const uint8_t* const limit = p + 1 + len * sizeof(T);  // truncation must beat raw
-  U prev = 0;
-  for (size_t i = 0; i < len; ++i) {
-    const U diff = w[i] ^ prev;
-    unsigned lead = 0;
-    while (lead < bytes && lead < (1u << B::kLeadBits) - 1 &&
-           ((diff >> (B::kWidth - 8 * (lead + 1))) & 0xFF) == 0)
-      ++lead;
-    const size_t bit = i * B::kLeadBits;
-    leads[bit / 8] |= static_cast<uint8_t>(lead << (bit % 8));
-    if (B::kLeadBits == 3 && bit % 8 > 5) leads[bit / 8 + 1] |= static_cast<uint8_t>(lead >> (8 - bit % 8));
-    if (q + (bytes - lead) >= limit) return raw();
-    for (unsigned b = lead; b < bytes; ++b) *q++ = static_cast<uint8_t>(w[i] >> (B::kWidth - 8 * (b + 1)));
-    prev = w[i];
-  }
-  return q;
+  uint8_t* q = write_truncated<T>(mu, k, w, len, p);
+  return q ? q : raw();
 }
 
 template <class T>
@@ -148,11 +158,41 @@ size_t encode(const T* x, size_t n, size_t /*begin*/, const ChunkGeometry& g, Ch
   return static_cast<size_t>(p - out);
 }
 
+// One truncated block after its tag and mu: k, the lead codes, then each word's differing
+// bytes. The end of the block, or nullptr where the bytes are not a block the encoder writes.
+template <class T>
+const uint8_t* decode_truncated(const uint8_t* p, const uint8_t* end, size_t len, T mu, T* out) {
+  using B = Layout<T>;
+  using U = typename B::U;
+  const size_t lead_bytes = (len * B::kLeadBits + 7) / 8;
+  if (static_cast<size_t>(end - p) < 1 + lead_bytes) return nullptr;
+  const unsigned k = *p++;
+  if (k < 1 + B::kExponent || k > B::kWidth) return nullptr;
+  const unsigned nbytes = (k + 7) / 8;
+  const uint8_t* leads = p;
+  p += lead_bytes;
+  U prev = 0;
+  for (size_t j = 0; j < len; ++j) {
+    const size_t bit = j * B::kLeadBits;
+    unsigned lead = leads[bit / 8] >> (bit % 8);
+    if (bit % 8 + B::kLeadBits > 8) lead |= static_cast<unsigned>(leads[bit / 8 + 1]) << (8 - bit % 8);
+    lead &= (1u << B::kLeadBits) - 1;
+    if (lead > nbytes || static_cast<size_t>(end - p) < nbytes - lead) return nullptr;
+    U w = keep_top(prev, 8 * lead, B::kWidth);
+    for (unsigned b = lead; b < nbytes; ++b) w |= static_cast<U>(*p++) << (B::kWidth - 8 * (b + 1));
+    // Bits past k must be 0, so that one stream has one meaning.
+    if (keep_top(w, k, B::kWidth) != w) return nullptr;
+    store(out + j, rebuild(mu, load<T>(&w)));
+    prev = w;
+  }
+  // The padding bits after the last lead code must be 0 as well.
+  if ((len * B::kLeadBits) % 8 && (leads[lead_bytes - 1] >> ((len * B::kLeadBits) % 8))) return nullptr;
+  return p;
+}
+
 template <class T>
 bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size_t n, size_t /*begin*/,
             const ChunkGeometry& /*g*/, ChunkScratch& /*s*/, T* out) {
-  using B = Layout<T>;
-  using U = typename B::U;
   const uint8_t* p = in;
   const uint8_t* const end = in + bytes;
   for (size_t i = 0; i < n; i += kSzxBlock) {
@@ -172,29 +212,8 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
       for (size_t j = 0; j < len; ++j) store(out + i + j, mu);
       continue;
     }
-    const size_t lead_bytes = (len * B::kLeadBits + 7) / 8;
-    if (static_cast<size_t>(end - p) < 1 + lead_bytes) return false;
-    const unsigned k = *p++;
-    if (k < 1 + B::kExponent || k > B::kWidth) return false;
-    const unsigned nbytes = (k + 7) / 8;
-    const uint8_t* leads = p;
-    p += lead_bytes;
-    U prev = 0;
-    for (size_t j = 0; j < len; ++j) {
-      const size_t bit = j * B::kLeadBits;
-      unsigned lead = leads[bit / 8] >> (bit % 8);
-      if (bit % 8 + B::kLeadBits > 8) lead |= static_cast<unsigned>(leads[bit / 8 + 1]) << (8 - bit % 8);
-      lead &= (1u << B::kLeadBits) - 1;
-      if (lead > nbytes || static_cast<size_t>(end - p) < nbytes - lead) return false;
-      U w = keep_top(prev, 8 * lead, B::kWidth);
-      for (unsigned b = lead; b < nbytes; ++b) w |= static_cast<U>(*p++) << (B::kWidth - 8 * (b + 1));
-      // Bits past k must be 0, so that one stream has one meaning.
-      if (keep_top(w, k, B::kWidth) != w) return false;
-      store(out + i + j, rebuild(mu, load<T>(&w)));
-      prev = w;
-    }
-    // The padding bits after the last lead code must be 0 as well.
-    if ((len * B::kLeadBits) % 8 && (leads[lead_bytes - 1] >> ((len * B::kLeadBits) % 8))) return false;
+    p = decode_truncated(p, end, len, mu, out + i);
+    if (!p) return false;
   }
   return p == end;
 }
