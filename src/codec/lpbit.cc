@@ -87,6 +87,25 @@ struct BitReader {
   }
 };
 
+// An entry off the fast path, after its head and code: a raw value (an escape, then 0), or a
+// residual whose code is c or, after an escape, the next 6 bits. false: a code no encoder
+// writes.
+template <class T>
+bool read_slow(BitReader& br, bool escaped, unsigned c, int E, double pred, T* y) {
+  if (escaped && br.get(1) == 0) {
+    const Bits<T> b = static_cast<Bits<T>>(br.get_wide(8 * sizeof(T)));
+    *y = load<T>(&b);
+    return true;
+  }
+  const unsigned c6 = escaped ? static_cast<unsigned>(br.get(6)) : c;
+  const unsigned m6 = kept_bits(c6);
+  const int f6 = E + static_cast<int>(c6) + 1023;
+  if (m6 > max_kept<T>() || f6 < 1 || f6 > 2046) return false;
+  const uint64_t sign = br.get(1);
+  *y = static_cast<T>(pred + residual(sign, f6 - 1023, br.get_wide(m6), m6));
+  return true;
+}
+
 template <class T>
 bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size_t n, size_t /*begin*/,
             const ChunkGeometry& g, ChunkScratch& /*s*/, T* out) {
@@ -113,19 +132,9 @@ bool decode(const uint8_t* in, size_t bytes, const uint8_t* /*buffer_end*/, size
     T y;
     if ((head == 0) & ((c == escape) | (m > max_kept<T>()) | (2 + w + m > 57) | (field < 1) | (field > 2046))) {
       br.pos += 1 + w;
-      if (c == escape && br.get(1) == 0) {
-        const Bits<T> b = static_cast<Bits<T>>(br.get_wide(8 * sizeof(T)));
-        y = load<T>(&b);
-      } else {
-        const unsigned c6 = c == escape ? static_cast<unsigned>(br.get(6)) : static_cast<unsigned>(c);
-        const unsigned m6 = kept_bits(c6);
-        const int f6 = E + static_cast<int>(c6) + 1023;
-        if (m6 > max_kept<T>() || f6 < 1 || f6 > 2046) {
-          bad = true;
-          return;
-        }
-        const uint64_t sign = br.get(1);
-        y = static_cast<T>(p[1] + residual(sign, f6 - 1023, br.get_wide(m6), m6));
+      if (!read_slow(br, c == escape, static_cast<unsigned>(c), E, p[1], &y)) {
+        bad = true;
+        return;
       }
     } else {
       const unsigned mc = m < 52 ? m : 52;  // (m is only meaningful on a miss)
