@@ -14,7 +14,21 @@
 #include "coll/schedule.h"
 
 namespace zcoll::coll {
+namespace {
+// Piece i's partial, the j-th receive of `received`, with this rank's values, into piece
+// (nullptr: the values stay in place, unstored); its length there.
+// A reduce-scatter's last step (no piece to send on) decompresses the partial and applies
+// the op with this rank's values as they are, on both paths: they need not be quantized, so
+// the result carries p - 1 quantizations, not p.
+size_t combine_partial(Transport& T, Requests& received, size_t j, size_t i, uint8_t* piece) {
+  const size_t got = T.wait_recv(received, j);
+  const uint8_t* partial = received.buf[j];
+  return T.homomorphic && piece ? T.fold(partial, got, i, piece) : T.doc_step(partial, got, i, piece);
+}
+}  // namespace
 
+// p >= 2: a reduction on one rank runs plain MPI (wants_compression), and a rail spans two
+// nodes or more.
 void ring_reduce_scatter(Transport& T, bool want_stream) {
   using namespace schedule;
   const int p = T.c.size, r = T.c.rank, right = ring_right(r, p), left = ring_left(r, p);
@@ -31,24 +45,12 @@ void ring_reduce_scatter(Transport& T, bool want_stream) {
       T.wait_all(sq[cur]);  // step k - 2's sends used these slots
     }
     for (size_t i = T.first_piece[bs]; i < T.first_piece[bs + 1]; ++i) {
-      uint8_t* piece;
-      size_t len;
-      if (k == 0) {
-        piece = T.send[cur] + T.block_slot(i);
-        len = T.compress_src(i, piece);
-      } else {
-        const size_t got = T.wait_recv(rq[prev], i - T.first_piece[bs]);
-        const uint8_t* partial = T.recv[prev] + T.block_slot(i);
-        piece = last ? (want_stream ? T.stored_slot(i) : nullptr) : T.send[cur] + T.block_slot(i);
-        // A reduce-scatter's last step (no piece to send on) decompresses the partial and
-        // applies the op with this rank's values as they are, on both paths: they need not
-        // be quantized, so the result carries p - 1 quantizations, not p.
-        len = T.homomorphic && piece ? T.fold(partial, got, i, piece) : T.doc_step(partial, got, i, piece);
-        if (last) {
-          T.stored_len[i] = len;
-          continue;
-        }
+      if (last) {
+        T.stored_len[i] = combine_partial(T, rq[prev], i - T.first_piece[bs], i, want_stream ? T.stored_slot(i) : nullptr);
+        continue;
       }
+      uint8_t* piece = T.send[cur] + T.block_slot(i);
+      const size_t len = k == 0 ? T.compress_src(i, piece) : combine_partial(T, rq[prev], i - T.first_piece[bs], i, piece);
       T.send_stream(piece, len, i, right, sq[cur]);
       T.poll(sq[cur]);
     }
