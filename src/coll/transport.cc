@@ -298,18 +298,9 @@ bool Transport::grow(std::vector<uint8_t>& v, size_t n) {
   }
 }
 
-void Transport::exchange(const Transfers& recvs, const Transfers& sends) {
-  const size_t n = piece_begin.size();
+void Transport::post_block_receives(const Transfers& recvs) {
   const int m = static_cast<int>(nblocks());
   std::vector<MPI_Request>& pending = w.pending;
-  pending.assign(n, MPI_REQUEST_NULL);
-  if (cprp2p) {
-    try {
-      relay_.resize(n);
-    } catch (const std::bad_alloc&) {
-      fail(ZCOLL_ERR_NO_MEMORY);  // ready() then decompresses nothing; notices go out
-    }
-  }
   for (const Transfer& t : recvs)
     for (int k = 0; k < t.blocks.count; ++k) {
       const int b = t.blocks.at(k, m);
@@ -322,12 +313,14 @@ void Transport::exchange(const Transfers& recvs, const Transfers& sends) {
         stored_len[i] = 0;
       }
     }
-  // Each piece goes to every peer that wants it as soon as it is ready, before this
-  // rank spends time unpacking it.
-  Requests& out = w.sets[Workspace::kSets - 1];
-  out.clear();
+}
+
+// Each piece goes to every peer that wants it as soon as it is ready, before this rank
+// spends time unpacking it.
+void Transport::send_blocks(const Transfers& sends, Requests& out) {
+  const int m = static_cast<int>(nblocks());
   std::vector<uint8_t>& sent = w.sent;
-  sent.assign(n, 0);
+  sent.assign(piece_begin.size(), 0);
   for (const Transfer& t : sends)
     for (int k = 0; k < t.blocks.count; ++k) {
       const int b = t.blocks.at(k, m);
@@ -341,6 +334,23 @@ void Transport::exchange(const Transfers& recvs, const Transfers& sends) {
         unpack(i);
       }
     }
+}
+
+void Transport::exchange(const Transfers& recvs, const Transfers& sends) {
+  const size_t n = piece_begin.size();
+  std::vector<MPI_Request>& pending = w.pending;
+  pending.assign(n, MPI_REQUEST_NULL);
+  if (cprp2p) {
+    try {
+      relay_.resize(n);
+    } catch (const std::bad_alloc&) {
+      fail(ZCOLL_ERR_NO_MEMORY);  // ready() then decompresses nothing; notices go out
+    }
+  }
+  post_block_receives(recvs);
+  Requests& out = w.sets[Workspace::kSets - 1];
+  out.clear();
+  send_blocks(sends, out);
   for (size_t i = 0; i < n; ++i)
     if (pending[i] != MPI_REQUEST_NULL) {
       ready(i);

@@ -227,6 +227,10 @@ struct Transport {
   // Makes stored piece i available: waits for its receive, or compresses this rank's
   // own values (the first time).
   void ready(size_t i);
+  // exchange()'s steps: every listed block's receives, into the pieces' slots; then every
+  // piece of the blocks sent, to each peer that wants it.
+  void post_block_receives(const Transfers& recvs);
+  void send_blocks(const Transfers& sends, Requests& out);
   // Buffers of a piece's values or stream, allocated as the schedule goes: a failure is
   // this rank's error (ZCOLL_ERR_NO_MEMORY), carried by its notices like a codec's.
   std::vector<std::vector<uint8_t>> relay_;        // CPRP2P: values of pieces only passed on
