@@ -38,6 +38,12 @@ struct Blocks {
   int uniform = 0;
   int count(int b) const { return counts ? counts[b] : uniform; }
   size_t displ(int b) const { return displs ? static_cast<size_t>(displs[b]) : static_cast<size_t>(b) * uniform; }
+  size_t total(int p) const {
+    if (!counts) return static_cast<size_t>(uniform) * static_cast<size_t>(p);
+    size_t t = 0;
+    for (int i = 0; i < p; ++i) t += static_cast<size_t>(counts[i]);
+    return t;
+  }
 };
 
 // The decision to compress rests on the receive arguments, which every rank shares; a
@@ -45,13 +51,7 @@ struct Blocks {
 int allgather_call(zcoll_comm_s& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const Blocks& blocks, MPI_Datatype recvtype) {
   const int p = c.size, r = c.rank;
-  size_t total = 0;
-  if (blocks.counts) {
-    for (int i = 0; i < p; ++i) total += static_cast<size_t>(blocks.counts[i]);
-  } else {
-    total = static_cast<size_t>(blocks.uniform) * static_cast<size_t>(p);
-  }
-  const size_t per_rank = type_bytes(recvtype, total) / static_cast<size_t>(p);
+  const size_t per_rank = type_bytes(recvtype, blocks.total(p)) / static_cast<size_t>(p);
   const int mine = blocks.count(r);
   auto own = [&](zcoll_dtype dt) { return at(recvbuf, blocks.displ(r), codec::element_size(dt)); };
   bool direct = false;
