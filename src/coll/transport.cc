@@ -74,6 +74,12 @@ bool Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, 
   while (next_block <= nb) first_piece[next_block++] = npieces;
   stored_len.assign(npieces, 0);
   unpacked.assign(npieces, 0);
+  place_regions(a, layout, own_bytes, stored_bytes, set_bytes);
+  return true;
+}
+
+void Transport::place_regions(uint8_t* a, const Layout& layout, size_t own_bytes, size_t stored_bytes,
+                              size_t set_bytes) {
   own = layout.own ? a : nullptr;
   stored = layout.stored ? a + own_bytes : nullptr;
   uint8_t* next = a + own_bytes + stored_bytes;
@@ -81,7 +87,6 @@ bool Transport::plan(double eb, const size_t* counts, size_t nb, Layout layout, 
     recv[k] = k < layout.recv_sets ? next + k * set_bytes : nullptr;
     send[k] = k < layout.send_sets ? next + (layout.recv_sets + k) * set_bytes : nullptr;
   }
-  return true;
 }
 
 int Transport::finish() {

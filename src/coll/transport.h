@@ -227,6 +227,8 @@ struct Transport {
   // Makes stored piece i available: waits for its receive, or compresses this rank's
   // own values (the first time).
   void ready(size_t i);
+  // plan()'s last step: the regions in the arena a (own, stored, then the receive and send sets).
+  void place_regions(uint8_t* a, const Layout& layout, size_t own_bytes, size_t stored_bytes, size_t set_bytes);
   // exchange()'s steps: every listed block's receives, into the pieces' slots; then every
   // piece of the blocks sent, to each peer that wants it.
   void post_block_receives(const Transfers& recvs);
