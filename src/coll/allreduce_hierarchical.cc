@@ -17,6 +17,41 @@
 
 namespace zcoll::coll {
 
+namespace {
+// The node stage: the node's values reduced into this rank's slice (node_slices' counts and
+// displacements), which *slice then points to; *result is where the rail stage's result goes;
+// *rc, MPI's outcome. false where the arena could not be had (*rc says why): the call ends
+// there, as on every rank (the arena is agreed).
+bool node_reduce_scatter(zcoll_comm_s& c, const void* input, void* out, MPI_Datatype type, size_t es, MPI_Op mpi_op,
+                         int root, bool plain, void** slice, void** result, int* rc) {
+  const Topology& t = c.topo;
+  const std::vector<int>&counts = c.workspace.node_ints[0], &displs = c.workspace.node_ints[1];
+  const int j = t.node_rank;
+  const size_t n = static_cast<size_t>(counts[j]);
+  if (root < 0) {  // allreduce: the slice's place in out
+    *slice = *result = at(out, static_cast<size_t>(displs[j]), es);
+    if (input != out) {
+      *rc = mpi_rc(MPI_Reduce_scatter(input, *slice, counts.data(), type, mpi_op, t.node_comm));
+      return true;
+    }
+    *rc = mpi_rc(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts.data(), type, mpi_op, t.node_comm));
+    if (n && displs[j]) std::memmove(*slice, out, n * es);  // MPI leaves the result at the start
+    return true;
+  }
+  // Reduce: out is the root's alone, so the slice is in the arena. Plain MPI's rail stage
+  // writes a second buffer: MPI_Reduce with MPI_IN_PLACE at a root other than 0 crashes
+  // MPICH 4.0.2 (pmodels/mpich#6540, Debian 12's MPICH).
+  // Room for the largest slice: the same size on every rank.
+  const size_t most = static_cast<size_t>(*std::max_element(counts.begin(), counts.end()));
+  uint8_t* w = c.shared_arena((plain ? 2 : 1) * most * es, rc);
+  if (*rc) return false;
+  *slice = w;
+  *result = plain ? w + most * es : w;
+  *rc = mpi_rc(MPI_Reduce_scatter(input, *slice, counts.data(), type, mpi_op, t.node_comm));
+  return true;
+}
+}  // namespace
+
 int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double eb, const void* input, void* out,
                            size_t count, MPI_Op mpi_op, int op, int root) {
   int rc = ZCOLL_SUCCESS;
@@ -30,28 +65,9 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
   const int j = t.node_rank;
   const size_t n = static_cast<size_t>(counts[j]);
   const bool plain = schedule == ZCOLL_ALGO_PLAIN_HIERARCHICAL;
-  void* slice;
-  void* result;  // the rail stage's
-  if (root < 0) {  // allreduce: the slice's place in out
-    slice = result = at(out, static_cast<size_t>(displs[j]), es);
-    if (input == out) {
-      rc = mpi_rc(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts.data(), type, mpi_op, t.node_comm));
-      if (n && displs[j]) std::memmove(slice, out, n * es);  // MPI leaves the result at the start
-    } else {
-      rc = mpi_rc(MPI_Reduce_scatter(input, slice, counts.data(), type, mpi_op, t.node_comm));
-    }
-  } else {
-    // Reduce: out is the root's alone, so the slice is in the arena. Plain MPI's rail stage
-    // writes a second buffer: MPI_Reduce with MPI_IN_PLACE at a root other than 0 crashes
-    // MPICH 4.0.2 (pmodels/mpich#6540, Debian 12's MPICH).
-    // Room for the largest slice: the same size on every rank.
-    const size_t most = static_cast<size_t>(*std::max_element(counts.begin(), counts.end()));
-    uint8_t* w = c.shared_arena((plain ? 2 : 1) * most * es, &rc);
-    if (rc) return rc;
-    slice = w;
-    result = plain ? w + most * es : w;
-    rc = mpi_rc(MPI_Reduce_scatter(input, slice, counts.data(), type, mpi_op, t.node_comm));
-  }
+  void* slice = nullptr;
+  void* result = nullptr;  // the rail stage's
+  if (!node_reduce_scatter(c, input, out, type, es, mpi_op, root, plain, &slice, &result, &rc)) return rc;
   rail->call_start = now();
   const int collective = root < 0 ? ZCOLL_COLL_ALLREDUCE : ZCOLL_COLL_REDUCE;
   const int root_node = root < 0 ? -1 : t.node_of[static_cast<size_t>(root)];
