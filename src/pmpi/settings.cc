@@ -145,10 +145,12 @@ std::string read_file(const std::string& path, std::map<std::string, std::string
     std::string key = eq == std::string::npos ? "" : lower(trim(t.substr(0, eq)));
     if (key.rfind("zcoll_", 0) == 0) key = key.substr(6);
     bool known = false;
-    for (const Key& k : kKeys) known = known || key == k.name;
-    if (!known)
-      return path + ":" + std::to_string(n) + ": expected KEY = VALUE with KEY one of eb, eb_mode, ops, "
-                                               "min_bytes, codec, threads, comms, report";
+    std::string names;  // the keys, for the message
+    for (const Key& k : kKeys) {
+      known = known || key == k.name;
+      names += names.empty() ? k.name : std::string(", ") + k.name;
+    }
+    if (!known) return path + ":" + std::to_string(n) + ": expected KEY = VALUE with KEY one of " + names;
     (*kv)[key] = t.substr(eq + 1);
   }
   return "";
