@@ -34,16 +34,16 @@ set(ZCOLL_MPI_TEST_ENV
 
 # MPICH over UCX (Debian's ch4:ucx) waits by spinning without yielding the core; with more ranks
 # than cores every message then costs a scheduler time slice (mpi_accuracy_np5: 28.8 s, against
-# 0.6 s yielding). Its tests preload tests/mpi/ucx_yield_when_idle.c, which yields after 64 idle
-# polls as Open MPI does when oversubscribed; where UCX is absent it is never called. The shim is
-# not instrumented (mpiexec loads it too). ASan checks that its runtime is the first library
-# loaded, which a preloaded one is not: verify_asan_link_order=0 (detect_leaks=0: the MPI
-# libraries leak by design at MPI_Finalize).
+# 0.6 s yielding). Its tests preload tools/support/ucx_yield_when_idle.c, which yields after 64
+# idle polls as Open MPI does when oversubscribed; where UCX is absent it is never called.
+# Not instrumented: mpiexec loads it too. bench/netem/sweep.py preloads the same library.
+# ASan checks that its runtime is the first library loaded, which a preloaded one is not:
+# verify_asan_link_order=0 (detect_leaks=0: the MPI libraries leak by design at MPI_Finalize).
 if(NOT ZCOLL_TEST_OPENMPI)
-  add_library(zcoll_test_ucx_yield MODULE "${CMAKE_CURRENT_LIST_DIR}/../tests/mpi/ucx_yield_when_idle.c")
-  target_link_libraries(zcoll_test_ucx_yield PRIVATE ${CMAKE_DL_LIBS})
-  set_target_properties(zcoll_test_ucx_yield PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "")
-  list(APPEND ZCOLL_MPI_TEST_ENV "LD_PRELOAD=$<TARGET_FILE:zcoll_test_ucx_yield>")
+  add_library(zcoll_ucx_yield MODULE "${PROJECT_SOURCE_DIR}/tools/support/ucx_yield_when_idle.c")
+  target_link_libraries(zcoll_ucx_yield PRIVATE ${CMAKE_DL_LIBS})
+  set_target_properties(zcoll_ucx_yield PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "")
+  list(APPEND ZCOLL_MPI_TEST_ENV "LD_PRELOAD=$<TARGET_FILE:zcoll_ucx_yield>")
   if(ZCOLL_SANITIZE)
     list(APPEND ZCOLL_MPI_TEST_ENV "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")
   endif()

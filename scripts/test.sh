@@ -178,7 +178,7 @@ stage sanitize sanitize
 tsan() {
   local args archer rc=0
   local targets=(zcoll_codec_tests zcoll_c_api_smoke zcoll_stream_digest zcoll_mpi_threads_tests zcoll_pmpi_threads_tests
-                 zcoll_test_ucx_yield)
+                 zcoll_ucx_yield)
   mapfile -t args < <(zmpi_cmake_args mpich)
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCOLL_TSAN=ON \
         -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DZCOLL_BUILD_TESTS=ON -DZCOLL_BUILD_BENCH=OFF \

@@ -11,7 +11,7 @@
 # inside those namespaces only. Everything is removed on exit, whatever the outcome.
 set -euo pipefail
 
-RATE=1gbit RANKS=2 PPN=1 MPI=mpich TIMEOUT=600 BURST="" LATENCY=20ms CHECK=1
+RATE=1gbit RANKS=2 PPN=1 MPI=mpich TIMEOUT=600 BURST="" LATENCY=20ms CHECK=1 YIELD_LIB=""
 PP_BYTES=$((16 << 20)) PP_REPS=6 LO=0.7 HI=1.1
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NET=10.213.0 BRNS=zc-brns BR=zcbr0 DEV=zc0
@@ -19,7 +19,8 @@ NET=10.213.0 BRNS=zc-brns BR=zcbr0 DEV=zc0
 usage() {
   cat >&2 <<EOF
 usage: $0 [--rate RATE] [--ranks N] [--ranks-per-node K] [--mpi mpich|openmpi] [--timeout S]
-          [--burst BYTES] [--latency T] [--no-check] [--cleanup] -- PROGRAM [ARGS...]
+          [--burst BYTES] [--latency T] [--no-check] [--yield-when-idle LIB] [--cleanup]
+          -- PROGRAM [ARGS...]
   --rate RATE    tbf rate of every node's link, each direction (tc units: 1gbit, 500mbit,
                  10gbit, 125mbps = bytes/s); default 1gbit
   --ranks N      namespaces ("nodes"), N >= 2; default 2
@@ -32,6 +33,11 @@ usage: $0 [--rate RATE] [--ranks N] [--ranks-per-node K] [--mpi mpich|openmpi] [
   --burst BYTES  tbf burst; default 1 ms at RATE, at least 16000
   --latency T    tbf latency (queue bound); default 20ms
   --no-check     skip the ping-pong link check (not recommended)
+  --yield-when-idle LIB
+                 a rank that waits yields its core, for launches with more ranks than the
+                 machine has cores: MPICH gets LIB (libzcoll_ucx_yield.so of a zcoll build,
+                 tools/support/ucx_yield_when_idle.c) preloaded into every rank, Open MPI
+                 mpi_yield_when_idle=1. Without it MPICH's ranks spin while they wait.
   --cleanup      remove namespaces zc-ns*/zc-brns left by a killed run, then exit
 Exit status: the program's; 3 if the measured link is outside ${LO}x-${HI}x of RATE;
 4 on a setup failure; 2 on a usage error. A run that timed out after printing output is
@@ -53,6 +59,7 @@ while [ $# -gt 0 ]; do
     --burst) BURST=${2:?}; shift 2 ;;
     --latency) LATENCY=${2:?}; shift 2 ;;
     --no-check) CHECK=0; shift ;;
+    --yield-when-idle) YIELD_LIB=${2:?}; shift 2 ;;
     --cleanup) CLEANUP_ONLY=1; shift ;;
     --) shift; break ;;
     -h|--help) usage ;;
@@ -87,6 +94,10 @@ case "$MPI" in
   *) echo "netem: --mpi must be mpich or openmpi" >&2; exit 2 ;;
 esac
 MPIEXEC=mpiexec.$MPI MPICC=mpicc.$MPI
+if [ -n "$YIELD_LIB" ]; then
+  [ -f "$YIELD_LIB" ] || die "--yield-when-idle: $YIELD_LIB not found"
+  YIELD_LIB=$(cd "$(dirname "$YIELD_LIB")" && pwd)/$(basename "$YIELD_LIB")
+fi
 command -v "$MPIEXEC" >/dev/null || die "$MPIEXEC not found"
 
 # RATE in bit/s, with tc's meaning of the units (SI prefixes; bps = bytes per second).
@@ -170,7 +181,7 @@ for ((i = 1; i < RANKS; i++)); do  # wait for the bridge to forward
   done
   [ "$ok" = 1 ] || die "zc-ns0 cannot reach $NET.$((i + 1)) over the bridge"
 done
-echo "netem: $RANKS namespaces x $PPN rank(s), tbf rate $RATE burst $BURST latency $LATENCY on both ends of every link ($MPI)" >&2
+echo "netem: $RANKS namespaces x $PPN rank(s), tbf rate $RATE burst $BURST latency $LATENCY on both ends of every link ($MPI${YIELD_LIB:+, waiting ranks yield})" >&2
 
 # ---- launcher: ranks start through "ip netns exec" in place of ssh
 # Open MPI tells nodes apart by host name (shared-memory files, locality), which is the
@@ -237,14 +248,17 @@ mpi_cmd() {  # mpi_cmd PPN PROGRAM ARGS... -> the full launch command in MPIRUN
   local ppn=$1 btl=tcp,self map=node
   shift
   [ "$ppn" = 1 ] || { btl=tcp,self,vader; map=slot; }
+  local yield=()
   if [ "$MPI" = mpich ]; then
+    [ -z "$YIELD_LIB" ] || yield=(-genv LD_PRELOAD "$YIELD_LIB")
     MPIRUN=("$MPIEXEC" -launcher rsh -launcher-exec "$TMP/launch" -f "$TMP/hosts" -n $((RANKS * ppn)) -ppn "$ppn"
-            -iface "$DEV" -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$DEV" "$@")
+            -iface "$DEV" -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$DEV" "${yield[@]}" "$@")
   else
+    [ -z "$YIELD_LIB" ] || yield=(--mca mpi_yield_when_idle 1)
     MPIRUN=("$MPIEXEC" --allow-run-as-root --oversubscribe --hostfile "$TMP/hosts" -np $((RANKS * ppn)) --map-by "$map"
             --mca plm_rsh_agent "$TMP/launch" --mca plm_rsh_no_tree_spawn 1
             --mca pml ob1 --mca btl "$btl" --mca btl_tcp_if_include "$DEV"
-            --mca oob_tcp_if_include "$DEV" "$@")
+            --mca oob_tcp_if_include "$DEV" "${yield[@]}" "$@")
   fi
 }
 export UCX_TLS=tcp,self UCX_NET_DEVICES=$DEV

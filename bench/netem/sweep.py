@@ -90,20 +90,32 @@ def run_sweep(args, out_jsonl):
     if not os.access(bench, os.X_OK):
         sys.exit(f"sweep: {bench} not built")
     cores = os.cpu_count() or 1
+    yield_lib = os.path.join(os.path.abspath(args.build), "libzcoll_ucx_yield.so")
     failures = 0
     for rate, spec in launches(args):
         ranks, nodes, per_node = layout(spec)
+        # More ranks than cores: a waiting rank must yield its core (Open MPI does by itself on
+        # shared memory; MPICH's ranks spin, and a plain 1 MiB allreduce of 2 x 2 ranks at
+        # 10 Gbit/s took 50 ms instead of 3.6). A cluster gives each rank a core instead.
+        yields = ranks > cores and not args.busy_wait
+        if yields and args.mpi == "mpich" and not os.path.isfile(yield_lib):
+            sys.exit(f"sweep: {yield_lib} not built (a build with tests or apps has it), or pass --busy-wait")
+        env = {**os.environ, **args.env}
         # Multi-thread compression only where each rank has cores of its own to spare.
         threads = sorted({1, max(1, cores // ranks)})
         for op in args.ops.split(","):
             if rate == "shm":
                 launcher = [f"mpiexec.{args.mpi}", "-n", str(ranks)] + (
                     ["--oversubscribe"] if args.mpi == "openmpi" else [])
+                if yields and args.mpi == "mpich":
+                    env["LD_PRELOAD"] = yield_lib
             else:
                 launcher = ["bash", os.path.join(HERE, "run.sh"), "--rate", rate, "--ranks", str(nodes),
                             "--mpi", args.mpi, "--timeout", str(args.timeout)]
                 if per_node > 1:
                     launcher += ["--ranks-per-node", str(per_node)]
+                if yields:
+                    launcher += ["--yield-when-idle", yield_lib]
                 launcher.append("--")
             cmd = launcher + [bench, "coll", "--op", op, "--input", args.input,
                               "--eb-mode", "rel", "--eb", str(args.eb), "--bytes", args.sizes,
@@ -112,9 +124,9 @@ def run_sweep(args, out_jsonl):
                               str(args.warmup), "--json"] + (["--interleave"] if args.interleave else [])
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
             t0 = time.time()
-            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, **args.env})
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
             got = append_results(proc.stdout, out_jsonl, rate=rate, link_ranks=spec, mpi=args.mpi,
-                                 **({"env": args.env} if args.env else {}))
+                                 waiting_ranks_yield=yields, **({"env": args.env} if args.env else {}))
             print(f"sweep: {rate} np{ranks} {op}: {got} results, exit {proc.returncode}, "
                   f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
             failures += proc.returncode != 0
@@ -270,6 +282,9 @@ def auto_table(out_dir, out_jsonl):
                 + ("Every path's calls interleaved with the others' (zcoll-bench coll --interleave)."
                    if recs and all(r.get("interleaved") for r in recs) else
                    "Each path's calls in a block (not interleaved), plain MPI timed before each.")
+                + (" Launches with more ranks than cores: waiting ranks yield their core "
+                   "(sweep.py; MPICH with BUILD/libzcoll_ucx_yield.so preloaded)."
+                   if any(r.get("waiting_ranks_yield") for r in recs) else "")
                 + "\n\n" + noise + "\n".join(rows) + "\n")
     written = [path]
     import matplotlib
@@ -322,6 +337,10 @@ def main():
     ap.add_argument("--interleave", action="store_true",
                     help="time plain MPI and every algorithm of an op and size call by call in turn "
                          "(zcoll-bench coll --interleave), so that host drift meets them alike")
+    ap.add_argument("--busy-wait", action="store_true",
+                    help="where a launch has more ranks than the machine has cores, leave MPICH's waiting "
+                         "ranks spinning (as every run before 2026-11-29 did) instead of preloading "
+                         "BUILD/libzcoll_ucx_yield.so (run.sh --yield-when-idle)")
     ap.add_argument("--plot-only", action="store_true")
     args = ap.parse_args()
     args.env = dict(item.split("=", 1) for item in args.env)
