@@ -386,6 +386,9 @@ struct Result {
   std::vector<int> paths;  // the zcoll_algorithm each call ran (warm-up calls first): AUTO's learning shows
   // AUTO's prediction for each call's path and for plain MPI (rank 0's; the ranks agree)
   std::vector<double> predicted, predicted_mpi;
+  // 1 where the call went through the agreement (its sample predicted a ratio), 0 where the
+  // cost model's fast path sent it to MPI directly
+  std::vector<int> agreed;
 };
 
 // rank r's buffers for op: the rotated field where this rank has input, the NaN sentinel
@@ -703,6 +706,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
     res[k].paths.reserve(static_cast<size_t>(o.warmup + o.iters));
     res[k].predicted.reserve(res[k].paths.capacity());
     res[k].predicted_mpi.reserve(res[k].paths.capacity());
+    res[k].agreed.reserve(res[k].paths.capacity());
     cols.push_back(c);
   }
 
@@ -723,6 +727,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
     r.paths.push_back(each.algorithm);
     r.predicted.push_back(each.t_predicted);
     r.predicted_mpi.push_back(each.t_predicted_plain);
+    r.agreed.push_back(each.ratio_predicted > 0);
     return c.mine;
   };
   // After a column's last call, while its output is in its buffer (plain MPI's in mpi_out,
@@ -827,7 +832,8 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"chunk_len\":%zu,\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
         "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s,\"call_times_s\":[%s],"
-        "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s],\"interleaved\":%s}\n",
+        "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s],\"call_agreed\":[%s],"
+        "\"interleaved\":%s}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -843,7 +849,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         join(r.paths, [](int a) { return std::string("\"") + algo_name(a) + "\""; }).c_str(),
         join(r.predicted, [](double t) { return json_number(t, "%.6g"); }).c_str(),
         join(r.predicted_mpi, [](double t) { return json_number(t, "%.6g"); }).c_str(),
-        r.interleaved ? "true" : "false");
+        join(r.agreed, [](int a) { return std::to_string(a); }).c_str(), r.interleaved ? "true" : "false");
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "

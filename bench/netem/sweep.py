@@ -208,6 +208,22 @@ def abbreviate(paths):
     return [p if n == 1 else f"{p} x{n}" for p, n in out]
 
 
+def plain_split(cell, calls):
+    """AUTO's calls that ran plain MPI, split by how they were decided: "fast n at x" (the cost
+    model's fast path, no agreement) and "agreed n at x", x their median over plain MPI's.
+    The timed calls are the last len(call_times_s) of call_paths/call_agreed (warm-up first)."""
+    times, paths, agreed = calls.get("auto", []), cell.get("auto_paths", []), cell.get("auto_agreed", [])
+    if not times or "mpi" not in calls or len(agreed) != len(paths) or len(paths) < len(times):
+        return "-"
+    skip = len(paths) - len(times)
+    mpi = median(calls["mpi"])
+    parts = []
+    for label, want in (("fast", 0), ("agreed", 1)):
+        ts = [t for t, p, a in zip(times, paths[skip:], agreed[skip:]) if p == "mpi" and a == want]
+        parts.append(f"{label} {len(ts)}" + (f" at {median(ts) / mpi:.2f}" if ts else ""))
+    return ", ".join(parts)
+
+
 def auto_table(out_dir, out_jsonl):
     """AUTO (the cost model) against the fastest of plain MPI and the fixed zcoll choices, per
     link, op, input and size: a markdown table and a plot of auto / best."""
@@ -234,15 +250,16 @@ def auto_table(out_dir, out_jsonl):
             if name == "auto":
                 cell["auto_ran"] = r["algo_ran"]
                 cell["auto_paths"] = r.get("call_paths", [])
+                cell["auto_agreed"] = r.get("call_agreed", [])
     rows = ["| link | ranks | op | input | MiB/rank | MPI s | best fixed | best s | AUTO ran | AUTO s | AUTO/best "
-            "| all calls | second half | AUTO vs MPI | AUTO's calls |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| all calls | second half | AUTO vs MPI | AUTO's plain calls | AUTO's calls |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     points = {}
     for key in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
         c = cells[key]
         if "auto" not in c:
             continue
-        fixed = {k: v for k, v in c.items() if k not in ("auto", "auto_ran", "auto_paths", "calls")}
+        fixed = {k: v for k, v in c.items() if k not in ("auto", "auto_ran", "auto_paths", "auto_agreed", "calls")}
         best = min(fixed, key=fixed.get)
         ratio = c["auto"] / fixed[best]
         points.setdefault((key[0], key[1]), []).append((key[2], key[4] / 2**20, ratio))
@@ -259,7 +276,7 @@ def auto_table(out_dir, out_jsonl):
         paths = ",".join(abbreviate(c.get("auto_paths", [])))
         rows.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3][:16]} | {key[4] / 2**20:.0f} | {c['mpi']:.4f} | "
                     f"{best} | {fixed[best]:.4f} | {c.get('auto_ran', '?')} | {c['auto']:.4f} | {ratio:.3f} | "
-                    f"{whole} | {late} | {c['mpi'] / c['auto']:.2f}x | {paths} |")
+                    f"{whole} | {late} | {c['mpi'] / c['auto']:.2f}x | {plain_split(c, calls)} | {paths} |")
     # The measurement's own noise: `zcoll` (the fixed table's choice) runs the same path as one
     # fixed algorithm of the cell, timed separately; how far apart are the two?
     twins = []
@@ -278,7 +295,9 @@ def auto_table(out_dir, out_jsonl):
                 "timed calls' medians); target <= 1.05. 'all calls': the sum of AUTO's timed calls (its "
                 "learning included) over the sum of the best choice's; 'second half': the median of the "
                 "second half of AUTO's timed calls over that of the best choice's (AUTO's choice once "
-                "learned); 'AUTO's calls': what each call ran, in order. "
+                "learned); 'AUTO's plain calls': those that ran plain MPI, taken by the cost model's fast "
+                "path (no agreement) or through the agreement, each group's median over plain MPI's; "
+                "'AUTO's calls': what each call ran, in order. "
                 + ("Every path's calls interleaved with the others' (zcoll-bench coll --interleave)."
                    if recs and all(r.get("interleaved") for r in recs) else
                    "Each path's calls in a block (not interleaved), plain MPI timed before each.")
