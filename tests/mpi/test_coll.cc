@@ -115,11 +115,6 @@ Cfg accuracy_cfg(int algo, int mode) {
   return c;
 }
 
-// On 5 and more ranks (oversubscribed: every synchronisation costs milliseconds with a
-// busy-polling MPI) some combinations are thinned out; every collective and every
-// algorithm stays covered.
-bool heavy() { return g_world.size >= 5; }
-
 // ------------------------------------------------------------------ sections
 
 // A bcast of 512 KiB and a little more: where AUTO switches to scatter-allgather (p > 3)
@@ -146,7 +141,6 @@ void accuracy_type() {
   const bool f32 = std::is_same_v<T, float>;
   for (int algo : kAlgos)
     for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
-      if (heavy() && algo == ZCOLL_ALGO_CPRP2P && f32 != (mode == ZCOLL_EB_ABS)) continue;
       const Cfg c = accuracy_cfg<T>(algo, mode);
       Ctx cx("accuracy %s", cfg_str(c).c_str());
       zcoll_comm zc = make_comm(g_world, c);
@@ -173,7 +167,7 @@ void section_edge() {
   const int p = g_world.size;
   for (int algo : kAlgos)
     for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
-      if (mode == ZCOLL_EB_REL && (specific(algo) || (heavy() && algo == ZCOLL_ALGO_CPRP2P))) continue;
+      if (mode == ZCOLL_EB_REL && specific(algo)) continue;
       Cfg c = accuracy_cfg<float>(algo, mode);
       c.min_bytes = 0;
       Ctx cx("edge %s", cfg_str(c).c_str());
@@ -223,7 +217,7 @@ void section_edge() {
       k.root = p / 2;
       k.fid = static_cast<int>(n);
       run_bcast<float>(g_world, zc, c, k);
-      if (!heavy() || algo == ZCOLL_ALGO_SCATTER_ALLGATHER) run_bcast<double>(g_world, zc, c, k);
+      run_bcast<double>(g_world, zc, c, k);
     }
     free_comm(zc);
   }
@@ -255,16 +249,15 @@ void section_special() {
   const Sizes z{3001, 7001, 2003, 1201};
   for (int algo : kAlgos)
     for (int mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
-      if (heavy() && specific(algo) && mode == ZCOLL_EB_REL) continue;
       const Cfg c = accuracy_cfg<float>(algo, mode);
       Ctx cx("special %s", cfg_str(c).c_str());
       zcoll_comm zc = make_comm(g_world, c);
       if (!zc) continue;
       const bool gen_algo = !specific(algo);
       run_all<float>(g_world, zc, c, z, mask_of(algo), Spec::kSpecial, algo == ZCOLL_ALGO_AUTO, {p - 1}, {p - 1}, algo);
-      if (gen_algo && !(heavy() && algo == ZCOLL_ALGO_CPRP2P && mode == ZCOLL_EB_ABS))
+      if (gen_algo)
         run_all<double>(g_world, zc, c, z, kEvery, Spec::kSpecial, false, {p / 2}, {}, algo);
-      if (mode == ZCOLL_EB_REL && (algo == ZCOLL_ALGO_AUTO || (gen_algo && !heavy()))) {
+      if (mode == ZCOLL_EB_REL && (algo == ZCOLL_ALGO_AUTO || gen_algo)) {
         run_all<float>(g_world, zc, c, same(1001), kEvery, Spec::kConst, false, {p - 1}, {}, algo);
         run_all<double>(g_world, zc, c, same(1001), kEvery, Spec::kAllNan, false, {p - 1}, {}, algo);
       }
@@ -318,10 +311,8 @@ void section_passthrough() {
     const unsigned mask = mask_of(algo);
     const std::vector<int> roots = a ? roots_of(p) : std::vector<int>{p - 1};
     run_all<int32_t>(g_world, zc, c, Sizes{3001, 5003, 2001, 1001}, mask, Spec::kNone, a, roots, {p / 2}, algo);
-    if (!heavy() || a || algo == ZCOLL_ALGO_MPI) {
-      run_all<char>(g_world, zc, c, Sizes{3001, 5003, 2001, 1001}, mask, Spec::kNone, a, roots, {p / 2}, algo);
-      run_all<F3>(g_world, zc, c, Sizes{1001, 3001, 701, 301}, mask, Spec::kNone, a, roots, {p / 2}, algo);
-    }
+    run_all<char>(g_world, zc, c, Sizes{3001, 5003, 2001, 1001}, mask, Spec::kNone, a, roots, {p / 2}, algo);
+    run_all<F3>(g_world, zc, c, Sizes{1001, 3001, 701, 301}, mask, Spec::kNone, a, roots, {p / 2}, algo);
     if (algo == ZCOLL_ALGO_MPI) {  // floats, large, NaN/Inf/-0.0 included: all plain and exact
       run_all<float>(g_world, zc, c, kStd, kEvery, Spec::kSpecial, true, roots_of(p), {p - 1}, algo);
       run_all<double>(g_world, zc, c, kStd, kEvery, Spec::kNone, false, {p / 2}, {}, algo);
@@ -353,7 +344,6 @@ void section_passthrough() {
   }
   // The threshold itself: min_bytes = 4000 bytes per rank compresses 1000 floats, not 999.
   for (int algo : {ZCOLL_ALGO_AUTO, ZCOLL_ALGO_CPRP2P}) {
-    if (heavy() && algo == ZCOLL_ALGO_CPRP2P) continue;
     Cfg c;
     c.algo = algo;
     c.min_bytes = 4000;
@@ -507,10 +497,8 @@ void section_errors() {
     bad_args<int32_t>(zc);
     expect_everywhere(zcoll_last_stats(zc, nullptr), ZCOLL_ERR_ARG, "zcoll_last_stats(NULL stats)");
     // The communicator still works: every collective, roots, in place.
-    const bool a = algo == ZCOLL_ALGO_AUTO || !heavy();
-    run_all<float>(g_world, zc, c, kStd, kEvery, Spec::kNone, a, a ? roots_of(p) : std::vector<int>{p / 2}, {p - 1},
-                   algo);
-    if (a) run_all<double>(g_world, zc, c, same(3001), kEvery, Spec::kNone, false, {0}, {}, algo);
+    run_all<float>(g_world, zc, c, kStd, kEvery, Spec::kNone, true, roots_of(p), {p - 1}, algo);
+    run_all<double>(g_world, zc, c, same(3001), kEvery, Spec::kNone, false, {0}, {}, algo);
     free_comm(zc);
   }
 }
@@ -558,7 +546,7 @@ void section_loop() {
     Ctx cx("loop %s", cfg_str(c).c_str());
     zcoll_comm zc = make_comm(g_world, c);
     if (!zc) continue;
-    const int iters = heavy() ? 8 : 20;
+    const int iters = 20;
     if (algo == ZCOLL_ALGO_AUTO) {
       loop_calls(zc, c, kAllgatherv, iters);
       loop_calls(zc, c, kBcast, iters);

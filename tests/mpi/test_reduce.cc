@@ -436,11 +436,6 @@ Out<T> run(zcoll_comm zc, const Cfg& c, const Call& k) {
   return o;
 }
 
-// On 5 and more ranks (oversubscribed: every synchronisation costs milliseconds with a
-// busy-polling MPI, and a call costs the same whatever its size) the combinations are
-// thinned out; every collective, reduction path and algorithm stays covered.
-bool heavy() { return g_size >= 5; }
-
 
 // A communicator for a block of calls (the context names the section and configuration).
 struct With {
@@ -465,7 +460,6 @@ void go(With& w, Coll coll, MPI_Op op, size_t count, int flags = 0, int root = 0
   else (void)run<float>(w.zc, w.c, k);
 }
 
-enum { kLight = 128 };                // a step run only on 4 ranks or fewer
 constexpr int kLast = -1, kMid = -2;  // roots p - 1 and p / 2
 struct Step {
   int v = 0;  // index of the configuration
@@ -477,7 +471,7 @@ struct Step {
 
 // Runs the steps, with one communicator per configuration that has any.
 void steps(const char* section, const std::vector<Cfg>& cfgs, const std::vector<Step>& list) {
-  auto on = [](const Step& s, size_t v) { return s.v == static_cast<int>(v) && !(heavy() && (s.flags & kLight)); };
+  auto on = [](const Step& s, size_t v) { return s.v == static_cast<int>(v); };
   for (size_t v = 0; v < cfgs.size(); ++v) {
     if (std::none_of(list.begin(), list.end(), [&](const Step& s) { return on(s, v); })) continue;
     With w(section, cfgs[v]);
@@ -499,7 +493,6 @@ void section_bound() {
   const double ebs[] = {0.01, 1e-3, 1e-5};
   for (int v = 0; v < 3; ++v)
     for (int e = 0; e < 3; ++e) {
-      if (heavy() && e != v) continue;
       With w("bound", Cfg{full[v][0], full[v][1], modes[e], ebs[e], static_cast<size_t>(full[v][2])});
       for (int coll = 0; coll < 4; ++coll) {
         const MPI_Op op = kOps[(coll + e + v) % 3];
@@ -512,25 +505,25 @@ void section_bound() {
     }
   const int ar[][3] = {{kRing, kHomo, ZCOLL_EB_REL}, {kRD, kHomo, ZCOLL_EB_ABS}, {kRing, kDoc, ZCOLL_EB_REL},
                        {kAuto, ZCOLL_REDUCTION_AUTO, ZCOLL_EB_REL}};
-  for (int v = heavy() ? 3 : 0; v < 4; ++v) {  // RING and RD run explicitly in the other sections too
+  for (int v = 0; v < 4; ++v) {
     With w("bound", Cfg{ar[v][0], ar[v][1], ar[v][2], ar[v][2] == ZCOLL_EB_ABS ? 0.01 : 1e-4, v % 2 ? 0u : 512u});
     for (int o = 0; o < 3; ++o)
-      if (!heavy() || o == v % 3) go(w, kAllreduce, kOps[o], 10007 + 1000 * static_cast<size_t>(o), (o + v) % 2 ? kF64 : 0);
+      go(w, kAllreduce, kOps[o], 10007 + 1000 * static_cast<size_t>(o), (o + v) % 2 ? kF64 : 0);
   }
 }
 
 // identical: allreduce results bit-identical on every rank (all allreduce results of
 // every section are compared across ranks; here NaN payloads and +-Inf too, in place).
 void section_identical() {
-  const int f = kSpecialData | kIP, L = kLight;
+  const int f = kSpecialData | kIP;
   const int rel = ZCOLL_EB_REL;
   steps("identical",
         {Cfg{kRing, kHomo, rel, 1e-4, 512}, Cfg{kRD, kHomo, rel, 1e-4, 512}, Cfg{kRD, kDoc, rel, 1e-4, 512},
          Cfg{kRing, kDoc, rel, 1e-4, 512}, Cfg{kCpr, ZCOLL_REDUCTION_AUTO, rel, 1e-4, 512}},
-        {{0, kAllreduce, MPI_SUM, 9001, f}, {0, kAllreduce, MPI_MAX, 5003, kF64 | L},
-         {1, kAllreduce, MPI_SUM, 9001, f}, {1, kAllreduce, MPI_MIN, 5003, kF64 | L},
-         {2, kAllreduce, MPI_SUM, 9001, f}, {2, kAllreduce, MPI_MAX, 5003, kF64 | L},
-         {3, kAllreduce, MPI_SUM, 9001, f | L}, {4, kAllreduce, MPI_MIN, 5003, kF64 | L}});
+        {{0, kAllreduce, MPI_SUM, 9001, f}, {0, kAllreduce, MPI_MAX, 5003, kF64},
+         {1, kAllreduce, MPI_SUM, 9001, f}, {1, kAllreduce, MPI_MIN, 5003, kF64},
+         {2, kAllreduce, MPI_SUM, 9001, f}, {2, kAllreduce, MPI_MAX, 5003, kF64},
+         {3, kAllreduce, MPI_SUM, 9001, f}, {4, kAllreduce, MPI_MIN, 5003, kF64}});
 }
 
 // agree: homomorphic and DOC results for the same input differ by at most the sum of their
@@ -581,10 +574,10 @@ void section_edge() {
   const int p = g_size;
   const int v[][3] = {{kRing, kHomo, 32}, {kAuto, kDoc, 32}, {kRD, kHomo, 0}, {kCpr, ZCOLL_REDUCTION_AUTO, 64}};
   const size_t counts[] = {0, 1, 7 * static_cast<size_t>(p) + 3};
-  for (int i = 0; i < (heavy() ? 3 : 4); ++i) {
+  for (int i = 0; i < 4; ++i) {
     With w("edge", Cfg{v[i][0], v[i][1], ZCOLL_EB_REL, 1e-3, static_cast<size_t>(v[i][2]), 0});
     if (i == 2) {
-      if (!heavy()) go(w, kAllreduce, MPI_SUM, 1, kIP);
+      go(w, kAllreduce, MPI_SUM, 1, kIP);
       go(w, kAllreduce, MPI_MAX, counts[2], kF64);
       continue;
     }
@@ -594,7 +587,7 @@ void section_edge() {
       go(w, kAllreduce, MPI_SUM, 1);
       continue;
     }
-    for (int ci = heavy() ? 2 : 0; ci < 3; ++ci) {
+    for (int ci = 0; ci < 3; ++ci) {
       const size_t n = counts[ci];
       const MPI_Op op = (ci + i) % 2 ? MPI_MAX : MPI_SUM;
       go(w, kAllreduce, op, n, ci == 1 ? kIP : 0);
@@ -602,7 +595,7 @@ void section_edge() {
       const MPI_Op other = op == MPI_SUM ? MPI_MAX : MPI_SUM;  // both ops at every count
       go(w, kRsb, other, n, ci ? kIP : 0);
       go(w, kRs, other, n, ci == 2 ? kIP : 0, 0, ci == 0 ? 0 : ci == 1 ? 1 : 2);
-      if (ci == 2 && !heavy()) {
+      if (ci == 2) {
         go(w, kAllreduce, MPI_SUM, n, kF64 | kIP);
         go(w, kRs, MPI_MIN, n, kF64);
       }
@@ -615,30 +608,30 @@ void section_edge() {
 // some just above the limit): SUM within p eps + rounding (the library stores such sums
 // exactly), MIN/MAX within eps. float values lie on the grid, doubles do not.
 void section_overflow() {
-  const int f = kOverflowData, L = kLight;
+  const int f = kOverflowData;
   const int abs = ZCOLL_EB_ABS;
   steps("overflow",
         {Cfg{kRing, kHomo, abs, 0x1p-10, 256}, Cfg{kRD, kHomo, abs, 0x1p-10, 256}, Cfg{kAuto, kDoc, abs, 0x1p-10, 256}},
         {{0, kAllreduce, MPI_SUM, 8003, f}, {0, kAllreduce, MPI_MIN, 8003, f | kF64}, {0, kRsb, MPI_SUM, 2001, f | kF64},
-         {0, kAllreduce, MPI_MAX, 8003, f | L}, {0, kAllreduce, MPI_SUM, 8003, f | kF64 | L},
-         {0, kReduce, MPI_SUM, 4001, f | L, kMid}, {1, kAllreduce, MPI_SUM, 8003, f | kF64},
-         {1, kAllreduce, MPI_SUM, 8003, f | L}, {2, kAllreduce, MPI_SUM, 8003, f | kF64}, {2, kRsb, MPI_SUM, 2001, f | L}});
+         {0, kAllreduce, MPI_MAX, 8003, f}, {0, kAllreduce, MPI_SUM, 8003, f | kF64},
+         {0, kReduce, MPI_SUM, 4001, f, kMid}, {1, kAllreduce, MPI_SUM, 8003, f | kF64},
+         {1, kAllreduce, MPI_SUM, 8003, f}, {2, kAllreduce, MPI_SUM, 8003, f | kF64}, {2, kRsb, MPI_SUM, 2001, f}});
 }
 
 // special: NaN (several payloads, a signalling one) and +-Inf in the inputs, at fixed
 // places on every rank and sprinkled per rank: SUM follows IEEE (Inf + -Inf = NaN), MIN/MAX
 // give NaN where any input is NaN on the homomorphic path; other elements within bound.
 void section_special() {
-  const int f = kSpecialData, L = kLight;
+  const int f = kSpecialData;
   const int rel = ZCOLL_EB_REL;
   steps("special",
         {Cfg{kRing, kHomo, rel, 1e-3, 512}, Cfg{kRD, kHomo, rel, 1e-3, 512}, Cfg{kAuto, kDoc, rel, 1e-3, 512},
          Cfg{kCpr, ZCOLL_REDUCTION_AUTO, rel, 1e-3}},
         {{0, kAllreduce, MPI_SUM, 9001, f}, {0, kAllreduce, MPI_MAX, 9001, f | kF64}, {0, kRs, MPI_SUM, 3001, f | kF64},
-         {0, kAllreduce, MPI_MIN, 9001, f | L}, {0, kReduce, MPI_MAX, 9001, f | L, kLast},
-         {1, kAllreduce, MPI_MIN, 9001, f | kF64}, {1, kAllreduce, MPI_SUM, 9001, f | L},
-         {2, kAllreduce, MPI_SUM, 9001, f}, {2, kRsb, MPI_MAX, 3001, f | kF64 | L},
-         {3, kAllreduce, MPI_SUM, 9001, f | kF64 | L}, {3, kRs, MPI_MIN, 3001, f | L}});
+         {0, kAllreduce, MPI_MIN, 9001, f}, {0, kReduce, MPI_MAX, 9001, f, kLast},
+         {1, kAllreduce, MPI_MIN, 9001, f | kF64}, {1, kAllreduce, MPI_SUM, 9001, f},
+         {2, kAllreduce, MPI_SUM, 9001, f}, {2, kRsb, MPI_MAX, 3001, f | kF64},
+         {3, kAllreduce, MPI_SUM, 9001, f | kF64}, {3, kRs, MPI_MIN, 3001, f}});
 }
 
 void absmax(void* in, void* inout, int* len, MPI_Datatype*) {
@@ -652,37 +645,37 @@ void absmax(void* in, void* inout, int* len, MPI_Datatype*) {
 // same MPI call, compressed == 0. MPICH 4.0-4.1.1 crashes in MPI_Reduce with MPI_IN_PLACE at
 // a root other than 0 (pmodels/mpich#6540), and the plain path is that call: root 0 there.
 void section_passthrough() {
-  const int L = kLight, I = kI32, R = ZCOLL_REDUCTION_AUTO, abs = ZCOLL_EB_ABS;
+  const int I = kI32, R = ZCOLL_REDUCTION_AUTO, abs = ZCOLL_EB_ABS;
   steps("passthrough",
         {Cfg{kAuto, R, abs, 1.0, 0, 0}, Cfg{kAuto, R, abs, 1.0, 0, ZCOLL_DEFAULT_MIN_BYTES},
          Cfg{ZCOLL_ALGO_MPI, R, abs, 1.0, 0, 0}},
         {{0, kAllreduce, MPI_PROD, 3001, kScaled}, {0, kRsb, g_absmax, 1001, kIP},
          {0, kAllreduce, MPI_LAND, 3001, I | kIP}, {0, kReduce, MPI_SUM, 3001, I | kIP},
-         {0, kReduce, MPI_PROD, 3001, kScaled | L, kLast}, {0, kRs, g_absmax, 1001, L},
-         {0, kRsb, MPI_SUM, 1001, I | L}, {0, kRs, MPI_MAX, 1001, I | kIP | L},
+         {0, kReduce, MPI_PROD, 3001, kScaled, kLast}, {0, kRs, g_absmax, 1001},
+         {0, kRsb, MPI_SUM, 1001, I}, {0, kRs, MPI_MAX, 1001, I | kIP},
          // The default min_bytes (65536 bytes per rank): 16383 floats stay plain, 16384 compress.
          {1, kAllreduce, MPI_SUM, 16383}, {1, kAllreduce, MPI_SUM, 16384}, {1, kRsb, MPI_MAX, 1001},
-         {1, kReduce, MPI_MIN, 4001, kIP | L}, {1, kRs, MPI_SUM, 1001, L},
-         {1, kAllreduce, MPI_MAX, 8191, kF64 | kIP | L}, {1, kRs, MPI_SUM, 501, kF64 | L},
+         {1, kReduce, MPI_MIN, 4001, kIP}, {1, kRs, MPI_SUM, 1001},
+         {1, kAllreduce, MPI_MAX, 8191, kF64 | kIP}, {1, kRs, MPI_SUM, 501, kF64},
          {2, kAllreduce, MPI_SUM, 5001, kSpecialData | kIP}, {2, kRs, MPI_SUM, 1001, kSpecialData | kIP},
-         {2, kReduce, MPI_SUM, 5001, kSpecialData | L, kLast}, {2, kRsb, MPI_MIN, 1001, L},
-         {2, kAllreduce, MPI_MIN, 3001, kF64 | L}});
+         {2, kReduce, MPI_SUM, 5001, kSpecialData, kLast}, {2, kRsb, MPI_MIN, 1001},
+         {2, kAllreduce, MPI_MIN, 3001, kF64}});
 }
 
 // result_bound: ZCOLL_BOUND_RESULT: the result's error is within eb itself (+ rounding for
 // SUM); stats.eb_abs = eb / the path's worst-case factor (homomorphic SUM p, reduce_scatter
 // p - 1, MIN/MAX 1; DOC reduce_scatter p - 1, allreduce/reduce p; CPRP2P allreduce 2p - 2).
 void section_result_bound() {
-  const int L = kLight, T = ZCOLL_BOUND_RESULT, abs = ZCOLL_EB_ABS, rel = ZCOLL_EB_REL;
+  const int T = ZCOLL_BOUND_RESULT, abs = ZCOLL_EB_ABS, rel = ZCOLL_EB_REL;
   steps("result_bound",
         {Cfg{kAuto, kHomo, abs, 0.5, 1024, 1024, T}, Cfg{kRD, kHomo, rel, 1e-3, 1024, 1024, T},
          Cfg{kAuto, kDoc, abs, 0.5, 1024, 1024, T}, Cfg{kRing, kDoc, rel, 1e-3, 1024, 1024, T},
          Cfg{kCpr, ZCOLL_REDUCTION_AUTO, abs, 0.5, 1024, 1024, T}},
         {{0, kAllreduce, MPI_SUM, 8001}, {0, kRsb, MPI_SUM, 2001, kF64}, {0, kReduce, MPI_MAX, 8001, 0, kLast},
-         {0, kAllreduce, MPI_MIN, 8001, L}, {1, kAllreduce, MPI_SUM, 8001, kF64}, {1, kAllreduce, MPI_MAX, 8001, L},
-         {2, kAllreduce, MPI_SUM, 8001}, {2, kRsb, MPI_MIN, 2001}, {2, kReduce, MPI_SUM, 8001, kF64 | L, kMid},
-         {3, kRsb, MPI_SUM, 2001, kF64 | L}, {3, kAllreduce, MPI_MAX, 8001, L}, {4, kAllreduce, MPI_SUM, 8001, L},
-         {4, kRsb, MPI_MAX, 2001, kF64 | L}});
+         {0, kAllreduce, MPI_MIN, 8001}, {1, kAllreduce, MPI_SUM, 8001, kF64}, {1, kAllreduce, MPI_MAX, 8001},
+         {2, kAllreduce, MPI_SUM, 8001}, {2, kRsb, MPI_MIN, 2001}, {2, kReduce, MPI_SUM, 8001, kF64, kMid},
+         {3, kRsb, MPI_SUM, 2001, kF64}, {3, kAllreduce, MPI_MAX, 8001}, {4, kAllreduce, MPI_SUM, 8001},
+         {4, kRsb, MPI_MAX, 2001, kF64}});
 }
 
 // errors: bad arguments give ZCOLL_ERR_ARG on every rank without communicating (a rank
@@ -703,7 +696,9 @@ void section_errors() {
       EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &b, &zc), ZCOLL_ERR_ARG);
     }
   }
-  With w("errors", Cfg{kAuto, ZCOLL_REDUCTION_AUTO, heavy() ? ZCOLL_EB_ABS : ZCOLL_EB_REL, heavy() ? 0.01 : 1e-4});
+  // ABS on 5 and more ranks, REL below: both bounds meet the error paths.
+  const bool abs_bound = g_size >= 5;
+  With w("errors", Cfg{kAuto, ZCOLL_REDUCTION_AUTO, abs_bound ? ZCOLL_EB_ABS : ZCOLL_EB_REL, abs_bound ? 0.01 : 1e-4});
   zcoll_comm zc = w.zc;
   if (!zc) return;
   go(w, kAllreduce, MPI_SUM, 3001);  // state the errors must not disturb
