@@ -24,8 +24,8 @@ OPS=${ZCOLL_STUDY_OPS:-allreduce,bcast,allgather,reduce_scatter,alltoall}
 # ZCOLL_STUDY_ITERS=100 for the 1.05x verdict, about 15 minutes per field for 2 ranks.)
 ITERS=${ZCOLL_STUDY_ITERS:-30}
 WARMUP=${ZCOLL_STUDY_WARMUP:-0}
-# A launch's time limit: MPICH's MPI_Finalize can hang across namespaces after every result is
-# out (run.sh keeps the output), which costs the whole limit.
+# A launch's time limit. MPICH's MPI_Finalize can hang across namespaces after every result is
+# out: sweep.py then stops the launch 30 s after its last result, keeping the output.
 TIMEOUT=${ZCOLL_STUDY_TIMEOUT:-600}
 # AUTO and the paths it is weighed against, call by call in turn (zcoll-bench coll
 # --interleave): a slow spell of the host, which lasts seconds to minutes here, then meets

@@ -32,6 +32,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from statistics import median
 
@@ -75,6 +76,38 @@ def launches(args):
         n, r = item.split("@")
         pairs.append((r, n))
     return pairs
+
+
+def launch(cmd, env, expected, grace=30):
+    """Runs one launch and returns (its stdout, its exit status, whether it was stopped).
+    MPICH's MPI_Finalize can hang across namespaces after every result is out; run.sh would
+    then wait out its --timeout. Once `expected` JSON lines (an upper bound: sizes x
+    algorithms x thread counts) are out and the launch has been quiet for `grace` seconds,
+    it is stopped (TERM: run.sh's trap ends the ranks and removes the namespaces), and its
+    exit status counts as 0."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
+    lines, last = [], [time.time()]
+
+    def read():
+        for line in proc.stdout:
+            lines.append(line)
+            last[0] = time.time()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    stopped = False
+    while proc.poll() is None:
+        time.sleep(1)
+        done = sum(line.startswith("{") for line in lines) >= expected
+        if done and time.time() - last[0] > grace:
+            proc.terminate()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            stopped = True
+    reader.join(timeout=10)
+    return "".join(lines), 0 if stopped else proc.returncode, stopped
 
 
 def layout(ranks):
@@ -124,12 +157,15 @@ def run_sweep(args, out_jsonl):
                               str(args.warmup), "--json"] + (["--interleave"] if args.interleave else [])
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
             t0 = time.time()
-            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
-            got = append_results(proc.stdout, out_jsonl, rate=rate, link_ranks=spec, mpi=args.mpi,
+            expected = (len(algos_for(args, op, per_node).split(",")) * len(args.sizes.split(","))
+                        * len(threads))
+            stdout, rc, stopped = launch(cmd, env, expected)
+            got = append_results(stdout, out_jsonl, rate=rate, link_ranks=spec, mpi=args.mpi,
                                  waiting_ranks_yield=yields, **({"env": args.env} if args.env else {}))
-            print(f"sweep: {rate} np{ranks} {op}: {got} results, exit {proc.returncode}, "
-                  f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-            failures += proc.returncode != 0
+            print(f"sweep: {rate} np{ranks} {op}: {got} results, exit {rc}, {time.time() - t0:.0f} s"
+                  + (" (stopped after its last result: MPI_Finalize hung)" if stopped else ""),
+                  file=sys.stderr, flush=True)
+            failures += rc != 0
     return failures
 
 
@@ -350,7 +386,8 @@ def main():
     ap.add_argument("--mpi", default="mpich", choices=["mpich", "openmpi"])
     ap.add_argument("--timeout", type=int, default=600,
                     help="seconds per launch; MPICH sometimes hangs in MPI_Finalize across namespaces "
-                         "(often with 4 ranks), and then the launch lasts this long, its printed results kept")
+                         "(often with 4 ranks): a launch that printed every result it was expected to is "
+                         "stopped 30 s after its last one, its results kept")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="environment for the launches, recorded in the results (repeatable)")
     ap.add_argument("--interleave", action="store_true",
