@@ -150,15 +150,15 @@ def run_sweep(args, out_jsonl):
                 if yields:
                     launcher += ["--yield-when-idle", yield_lib]
                 launcher.append("--")
+            algos = algos_for(args, op, per_node)
             cmd = launcher + [bench, "coll", "--op", op, "--input", args.input,
                               "--eb-mode", "rel", "--eb", str(args.eb), "--bytes", args.sizes,
-                              "--algo", algos_for(args, op, per_node),
+                              "--algo", algos,
                               "--threads", ",".join(map(str, threads)), "--iters", str(args.iters), "--warmup",
                               str(args.warmup), "--json"] + (["--interleave"] if args.interleave else [])
             print(f"sweep: {rate} np{ranks} {op}: {' '.join(cmd)}", file=sys.stderr, flush=True)
             t0 = time.time()
-            expected = (len(algos_for(args, op, per_node).split(",")) * len(args.sizes.split(","))
-                        * len(threads))
+            expected = len(algos.split(",")) * len(args.sizes.split(",")) * len(threads)
             stdout, rc, stopped = launch(cmd, env, expected)
             got = append_results(stdout, out_jsonl, rate=rate, link_ranks=spec, mpi=args.mpi,
                                  waiting_ranks_yield=yields, **({"env": args.env} if args.env else {}))
