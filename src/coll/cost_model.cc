@@ -692,7 +692,24 @@ bool seconds_per_run(double* seconds, Work&& work) {
   *seconds = t / rounds;
   return true;
 }
+
+// Below 4 MiB, the agreed calls of a collective (per dtype) sample until kFirstSamples of
+// them have given the codec's speed; the speed is the fastest of those (call_figures()).
+// One sample alone can be cold: the first call's touches its arena's pages and a codec
+// nobody ran yet, and with several ranks to a core any rank's may be descheduled (the
+// agreement keeps the slowest rank's). On 2 namespaces x 2 ranks at 10 Gbit/s a 1 MiB
+// allgather's only sample rated compression 7x and decompression 15x slower than a warm one:
+// every flat schedule was modelled at 25 ms, beyond 3x plain MPI's 5.7 ms, none was tried,
+// and AUTO ran plain MPI in 38 of 40 calls where Bruck took 2.8 ms. The extra samples are
+// 1.5% of the compression of a call each, on two more calls.
+constexpr int kFirstSamples = 3;
+constexpr size_t kEverySampleBytes = size_t{4} << 20;  // from here every call samples
 }  // namespace
+
+bool samples_codec(const ModelState& s, int collective, int dtype, size_t bytes) {
+  const int k = dtype_slot(dtype);
+  return bytes >= kEverySampleBytes || !(s.rho[collective][k] > 0) || s.recent_n[collective][k] < kFirstSamples;
+}
 
 void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   const size_t n = a.data_count, es = codec::element_size(dtype);
@@ -715,11 +732,11 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   // of the call's compression time. Below 4 MiB only a collective's first call samples
   // (after it, this rank gives none: the others' ratio or the last agreed one is used,
   // decide()), so it takes more, about 1.5%: a slice of a few thousand values, whose fixed
-  // costs weigh on its speed, would make compression look slower than it is.
-  const ModelState& s = *c.model;
+  // costs weigh on its speed, would make compression look slower than it is. "First call"
+  // is the first few: see samples_codec().
   constexpr size_t kMinSlice = 4096;  // values, from 4 MiB
-  const bool large = n * es >= (size_t{4} << 20);
-  if (!large && s.rho[a.collective][dtype == ZCOLL_FLOAT64] > 0) return;
+  const bool large = n * es >= kEverySampleBytes;
+  if (!samples_codec(*c.model, a.collective, dtype, n * es)) return;
   const size_t target = large ? std::max(kMinSlice, n / 256) : std::max<size_t>(1024, n / 64);
   const size_t slices = std::clamp<size_t>(target / std::min(chunk, kMinSlice), 1, 8);
   size_t len = std::min(chunk, target / slices);

@@ -5,7 +5,8 @@
 //           ZCOLL_NODE_LINK_GBPS, ZCOLL_NODE_LINK_LATENCY_US, zcoll_config.link_*);
 //   codec   compression ratio and per-thread compression and decompression speed of this
 //           call's data, from a sample of about 0.4% of each rank's values (one slice
-//           of it decompressed); the speed is the fastest of the collective's last 8;
+//           of it decompressed; below 4 MiB a collective's first 3 agreed calls only,
+//           about 1.5%); the speed is the fastest of the collective's last 8;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the second lowest of the last five runs, each
 //           predicted anew with the codec speed of now (for plain
@@ -151,8 +152,11 @@ bool uses_model(const zcoll_comm_s& c, int collective);
 // agreement and the sample. It depends on the byte count and agreed state only, not on
 // the datatype, so it is the same on every rank for arguments MPI requires to match.
 bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d);
+// Whether a call of `bytes` (this rank's values) samples its codec's speed and ratio: every
+// call from 4 MiB, below it a collective's first agreed calls only (cost_model.cc).
+bool samples_codec(const ModelState& s, int collective, int dtype, size_t bytes);
 // Before the agreement: samples this rank's values (Agreement::data) into its estimates,
-// in the communicator's arena.
+// in the communicator's arena, where samples_codec() says so.
 void sample(zcoll_comm_s& c, int dtype, Agreement& a);
 // After the agreement: the decision, from agreed values; updates what the model learned.
 Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool homomorphic, const Agreement& a);
