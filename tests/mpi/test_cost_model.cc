@@ -274,6 +274,35 @@ TEST(CostModel, PlainMpiSlowerAfterItsFirstRunsIsRelearned) {
   EXPECT_EQ(s.runs_of(0, 10), 0) << "calls 11-30 must all be compressed: " << s.trace();
 }
 
+// A slow spell in plain MPI's few fast-path calls must not stand for its time: on 2
+// namespaces x 2 ranks at 10 Gbit/s (cesm_TS, a 1 MiB alltoall, e0b9503), plain MPI's 3rd
+// and 4th calls, on the fast path, took 15.3 and 12.0 ms against 6.0-7.3 ms before and
+// after; the next agreement replaced plain MPI's every run with that stretch's second
+// lowest, 12.0 ms, and the pairwise exchange, 7.8 ms a call, held calls 6-33. Here the
+// times are that launch's: plain MPI must hold most of calls 9-40.
+// DISABLED: it fails at HEAD (pairwise holds 27 of calls 9-40), a known open case
+// (docs/results.md). Counting the stretch's statistic as one run per call, merged with plain
+// MPI's earlier runs instead of replacing them, passes it but fails
+// HostSlowSpellDoesNotHandPlainMpiTheCalls, where the spell in the stretch is what lets the
+// ring, its factor learned in the same spell, take the calls back. Adding to that merge a
+// re-check of the schedule plain MPI took over from, at the 4th call of its stretch, failed
+// four other tests here (re-checks every few calls where plain MPI is the right choice). The
+// two cases need a rule that tells a spell of the host from a spell of plain MPI.
+TEST(CostModel, DISABLED_SlowFastPathStretchDoesNotStandForPlainMpi) {
+  Sim s(4, 10.0);
+  s.nodes_of(2, 40.0);
+  s.codec(0.9e-9, 0.3e-9);
+  s.warming = {3.0, 3.0};
+  s.agreement = 1.0e-3;
+  std::vector<double> plain(100, 6.0e-3);
+  const double first[] = {7.26e-3, 6.05e-3, 15.29e-3, 12.0e-3, 5.99e-3};
+  std::copy(std::begin(first), std::end(first), plain.begin());
+  s.series[0] = plain;
+  s.warm = {{ZCOLL_ALGO_PAIRWISE, 7.8e-3}, {ZCOLL_ALGO_HIERARCHICAL, 9.0e-3}, {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 9.0e-3}};
+  for (int i = 0; i < 40; ++i) s.call(ZCOLL_COLL_ALLTOALL, kMiB);
+  EXPECT_GE(s.runs_of(0, 8), 24) << "calls 9-40: " << s.trace();
+}
+
 // The sample taken right after a plain MPI call runs cold (1.8x slower here; at 10 Gbit/s a
 // 16 MiB allreduce's ring was modelled at 6.0-7.0 ms after ring calls, 10.6-12.7 ms after
 // plain ones). A re-check that runs plain MPI must not hand it the following calls: after
