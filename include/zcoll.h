@@ -365,7 +365,7 @@ typedef enum zcoll_bound_target {
  *   "nodes" share a host).
  *   Warm start: where rank 0's environment sets ZCOLL_TUNING_FILE=<path> at zcoll_comm_create,
  *   zcoll_comm_free writes what the model learned on the communicator into that file (rank 0,
- *   one record per key and network, about 110 KB each, at most 64, the least recently
+ *   one record per key and network, about 118 KB each, at most 64, the least recently
  *   written dropped first; through a temporary file renamed into place), and a later
  *   communicator with the same key (the next run of the job, or the next communicator of
  *   this one) starts from it on every rank instead of trying each path again. The key: the

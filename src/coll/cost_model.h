@@ -10,7 +10,8 @@
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the second lowest of the last five runs, each
 //           predicted anew with the codec speed of now (for plain
-//           MPI also the same statistic of its fast-path calls between two agreements), and what
+//           MPI also the same statistic of its fast-path calls between two agreements, the
+//           fastest of 3 or 4 unless they follow a schedule that had slowed), and what
 //           a call through the agreement pays before its path runs (a compressed path pays
 //           it at every call, plain MPI's fast path does not); plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a
@@ -100,6 +101,10 @@ struct ModelState {
   // (carry_measurements()) the next one carries. Plain MPI's factor would otherwise come from its first two runs alone, which
   // can be 2x faster than its later ones (a 1 MiB bcast at 10 Gbit/s: 0.44 ms, then 0.85).
   static constexpr int kFastSeen = 16;
+  // The path of the last call here through the agreement, and every path's fastest run (s;
+  // 0: none): whether a plain stretch followed a schedule that had slowed (cost_model.cc).
+  int stretch_after[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  double fastest_run[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
   double fast_seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kFastSeen] = {};
   int fast_seen_n[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   int fast_collective = -1, fast_size = 0;  // the fast-path call under way, and its model

@@ -20,11 +20,11 @@ namespace zcoll::coll {
 namespace {
 
 // Bump with any change to what a record means; sizeof(ModelState) is in the key as well.
-constexpr uint64_t kFormat = 1;
+constexpr uint64_t kFormat = 2;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
-// A file larger than this is not a tuning file zcoll wrote (a record is about 110 KB).
+// A file larger than this is not a tuning file zcoll wrote (a record is about 118 KB).
 constexpr long kMaxFileBytes = 64l << 20;
-// The most records a file keeps (about 7 MB): a job that frees communicators of many shapes
+// The most records a file keeps (about 7.5 MB): a job that frees communicators of many shapes
 // drops the least recently written, rather than growing the file past kMaxFileBytes, where
 // every record would be lost at once.
 constexpr size_t kMaxRecords = 64;
@@ -157,6 +157,8 @@ void forget_calls_in_flight(ModelState& s) {
   for (auto& per_collective : s.fast_calls)
     for (int& k : per_collective) k = 0;
   for (auto& per_collective : s.fast_seen_n)
+    for (int& k : per_collective) k = 0;
+  for (auto& per_collective : s.stretch_after)
     for (int& k : per_collective) k = 0;
   s.fast_collective = -1;
   s.fast_model = 0;
