@@ -1146,18 +1146,27 @@ void carry_measurements(zcoll_comm_s& c, int collective, size_t bytes, Agreement
   const int size = size_class(bytes);
   int& n = s.fast_seen_n[collective][size];
   // Of three or more (one alone may be a page fault, a noisy neighbour), what learn() takes
-  // of a path's runs; of three or four, the fastest, unless they followed a schedule that
-  // had slowed. The statistic replaces plain MPI's runs before (decide()), and the second
-  // fastest of a short stretch stood for plain MPI's time where a slow spell of the host took
-  // two of its three calls: a 1 MiB alltoall on 2 x 2 ranks at 10 Gbit/s (cesm_TS) took 15.3
-  // and 12.0 ms in them and 6.0-7.3 ms before and after, and the pairwise exchange, 7.8 ms a
-  // call, held the next 28 calls. After a schedule that had slowed (a spell of the host that
-  // its last runs also measured), the stretch is compared with those runs, spell with spell:
-  // its usual statistic, which a spell moves as it moved the schedule's.
+  // of a path's runs. The statistic replaces plain MPI's runs before (decide()); of three or
+  // four calls, plain MPI's factor before them counts as one more of them, unless they
+  // followed a schedule that had slowed. Taken alone, the second fastest of a short stretch
+  // stood for plain MPI's time where a slow spell of the host took two of its three calls: a
+  // 1 MiB alltoall on 2 x 2 ranks at 10 Gbit/s (cesm_TS) took 15.3 and 12.0 ms in them and
+  // 6.0-7.3 ms before and after, and the pairwise exchange, 7.8 ms a call, held the next 28
+  // calls. (Their fastest alone would favour plain MPI in a close call: a schedule's factor
+  // is the second fastest of its runs.) After a schedule that had slowed (a spell of the host
+  // that its last runs also measured), the stretch is compared with those runs, spell with
+  // spell: its own statistic, which a spell moves as it moved the schedule's.
   if (n >= 3) {
     const int k = std::min(n, ModelState::kFastSeen);
     double* v = s.fast_seen[collective][size];
-    a.fast_plain = k < 5 && !after_slowed_schedule(s, collective, size) ? *std::min_element(v, v + k) : low_order(v, k);
+    double short_stretch[5];
+    if (k < 5 && s.runs[collective][size][0] > 0 && !after_slowed_schedule(s, collective, size)) {
+      std::copy(v, v + k, short_stretch);
+      short_stretch[k] = s.learned[collective][size][0];
+      a.fast_plain = low_order(short_stretch, k + 1);
+    } else {
+      a.fast_plain = low_order(v, k);
+    }
   }
   n = 0;
 }

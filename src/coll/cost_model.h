@@ -10,8 +10,9 @@
 //   learned measured/predicted time of earlier calls, per collective, size class and path
 //           (plain MPI or one schedule), the second lowest of the last five runs, each
 //           predicted anew with the codec speed of now (for plain
-//           MPI also the same statistic of its fast-path calls between two agreements, the
-//           fastest of 3 or 4 unless they follow a schedule that had slowed), and what
+//           MPI also the same statistic of its fast-path calls between two agreements, of
+//           3 or 4 with its factor before them as one more, unless they follow a schedule
+//           that had slowed), and what
 //           a call through the agreement pays before its path runs (a compressed path pays
 //           it at every call, plain MPI's fast path does not); plain MPI
 //           is measured first where compression is predicted to win by less than 2x, a

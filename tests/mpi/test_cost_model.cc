@@ -280,7 +280,8 @@ TEST(CostModel, PlainMpiSlowerAfterItsFirstRunsIsRelearned) {
 // after; the next agreement replaced plain MPI's every run with that stretch's second
 // lowest, 12.0 ms, and the pairwise exchange, 7.8 ms a call, held calls 6-33. Here the
 // times are that launch's: plain MPI must hold most of calls 9-40 (a stretch of 3-4 calls
-// now counts at its fastest; HostSlowSpellDoesNotHandPlainMpiTheCalls is the exception).
+// now counts with plain MPI's factor before it as one more call;
+// HostSlowSpellDoesNotHandPlainMpiTheCalls is the exception).
 TEST(CostModel, SlowFastPathStretchDoesNotStandForPlainMpi) {
   Sim s(4, 10.0);
   s.nodes_of(2, 40.0);
@@ -330,8 +331,9 @@ TEST(CostModel, ColdFirstRunOfTheBetterScheduleIsRunAgain) {
 // 8th call relearned plain MPI. A plain stretch that follows a compressed path is rechecked
 // at its 4th call: from the 13th call on, at most 5 calls run plain MPI (8 in a row without
 // that re-check, as in the real run). The ring's last run before the stretch took 1.8x its
-// fastest, so the stretch counts at its usual statistic, the spell in it (taken at its
-// fastest, as a stretch of 3 calls elsewhere is, plain MPI runs 13 of calls 18-30).
+// fastest, so the stretch counts at its own statistic, the spell in it (taken with plain
+// MPI's factor before it, as a stretch of 3 calls elsewhere is, plain MPI runs 13 of calls
+// 18-30).
 TEST(CostModel, HostSlowSpellDoesNotHandPlainMpiTheCalls) {
   Sim s(2, 10.0);
   s.codec(0.4e-9, 0.2e-9);
