@@ -729,11 +729,10 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   // slices spread over them, each of 4096 values or more, at most a chunk. Some
   // collectives compress only (p - 1)/p of a rank's values (a reduce_scatter, an alltoall;
   // the ring allreduce at p = 2 half of them), so that is what keeps the sample within 3%
-  // of the call's compression time. Below 4 MiB only a collective's first call samples
-  // (after it, this rank gives none: the others' ratio or the last agreed one is used,
-  // decide()), so it takes more, about 1.5%: a slice of a few thousand values, whose fixed
-  // costs weigh on its speed, would make compression look slower than it is. "First call"
-  // is the first few: see samples_codec().
+  // of the call's compression time. Below 4 MiB only a collective's first few calls sample
+  // (samples_codec(); after them, this rank gives none: the others' ratio or the last agreed
+  // one is used, decide()), so each takes more, about 1.5%: a slice of a few thousand values,
+  // whose fixed costs weigh on its speed, would make compression look slower than it is.
   constexpr size_t kMinSlice = 4096;  // values, from 4 MiB
   const bool large = n * es >= kEverySampleBytes;
   if (!samples_codec(*c.model, a.collective, dtype, n * es)) return;
@@ -1156,11 +1155,12 @@ void carry_measurements(zcoll_comm_s& c, int collective, size_t bytes, Agreement
   // is the second fastest of its runs.) After a schedule that had slowed (a spell of the host
   // that its last runs also measured), the stretch is compared with those runs, spell with
   // spell: its own statistic, which a spell moves as it moved the schedule's.
+  constexpr int kShortStretch = 4;
   if (n >= 3) {
     const int k = std::min(n, ModelState::kFastSeen);
     double* v = s.fast_seen[collective][size];
-    double short_stretch[5];
-    if (k < 5 && s.runs[collective][size][0] > 0 && !after_slowed_schedule(s, collective, size)) {
+    double short_stretch[kShortStretch + 1];
+    if (k <= kShortStretch && s.runs[collective][size][0] > 0 && !after_slowed_schedule(s, collective, size)) {
       std::copy(v, v + k, short_stretch);
       short_stretch[k] = s.learned[collective][size][0];
       a.fast_plain = low_order(short_stretch, k + 1);
