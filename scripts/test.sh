@@ -6,6 +6,8 @@
 #        (every label, the HDF5 filter plugin's "hdf5" tests included when HDF5 is found;
 #        the MPI-free "codec" and "schedule" labels in the first MPI's build only)
 #        scripts/check_install.sh build-<MPI>                     stage "install-<MPI>"
+#      bench/netem/run.sh (the main command's harness) and the demo over an emulated
+#        link, tests/netem/check_run_sh.sh; as root, with MPICH        stage "netem"
 #   3. clang build with ZCOLL_BUILD_FUZZ=ON in build-fuzz, ctest  stage "fuzz"
 #   4. scripts/check_smpi.sh: build with SimGrid's smpicc, one simulated allreduce  stage "smpi"
 #   5. ASan + UBSan build (ZCOLL_SANITIZE=ON, MPICH, RelWithDebInfo) in build-asan: the
@@ -20,7 +22,8 @@
 #      against it, pip install ., pytest, and the collectives' tests under mpiexec -n 2 and
 #      -n 3; plus a codec-only build (no MPI)                          stage "python"
 # Every stage runs even when an earlier one failed (except after a failed bootstrap); the
-# last line is "test.sh: N passed, M failed" and the exit status is non-zero if M > 0.
+# last line is "test.sh: N passed, M failed" (", K skipped" where a stage could not run here
+# and said why) and the exit status is non-zero if M > 0.
 #
 # Environment: ZCOLL_TEST_MPIS (default "mpich openmpi"), ZCOLL_CTEST_JOBS (default nproc),
 # ZCOLL_CTEST_TIMEOUT (seconds per test without its own TIMEOUT; default 300).
@@ -40,8 +43,8 @@ t_all=$SECONDS
 # record NAME RESULT SECONDS NOTE
 record() { names+=("$1"); results+=("$2"); times+=("$3"); notes+=("${4:-}"); }
 
-# stage NAME CMD...: runs CMD in a subshell with errexit on and records PASS/FAIL; sets
-# stage_rc. It always returns 0 and must not be called from a condition (if, ||, &&):
+# stage NAME CMD...: runs CMD in a subshell with errexit on and records PASS/FAIL (SKIP for
+# exit status 77: CMD printed why it cannot run here); sets stage_rc. It always returns 0 and must not be called from a condition (if, ||, &&):
 # bash would then ignore errexit inside CMD as well.
 stage_rc=0
 stage() {
@@ -55,6 +58,9 @@ stage() {
   if [ "$stage_rc" -eq 0 ]; then
     record "$name" PASS "$dt"
     printf '=============== %s: PASS (%ss)\n' "$name" "$dt"
+  elif [ "$stage_rc" -eq 77 ]; then
+    record "$name" SKIP "$dt" "cannot run here (its output says why)"
+    printf '=============== %s: SKIP (%ss)\n' "$name" "$dt"
   else
     record "$name" FAIL "$dt" "exit status $stage_rc"
     printf '=============== %s: FAIL (exit status %s, %ss)\n' "$name" "$stage_rc" "$dt"
@@ -63,17 +69,20 @@ stage() {
 }
 
 summary() {
-  local i passed=0 failed=0
+  local i passed=0 failed=0 skipped=0
   printf '\n=============== summary\n'
   for i in "${!names[@]}"; do
     printf '  %-16s %-7s %5ss  %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}" "${notes[$i]}"
     case "${results[$i]}" in
       PASS) passed=$((passed + 1)) ;;
       FAIL) failed=$((failed + 1)) ;;
+      SKIP) skipped=$((skipped + 1)) ;;
     esac
   done
   printf '  total time %ss\n' "$((SECONDS - t_all))"
-  echo "test.sh: $passed passed, $failed failed"
+  local skips=""
+  [ "$skipped" -eq 0 ] || skips=", $skipped skipped"
+  echo "test.sh: $passed passed, $failed failed$skips"
   [ "$failed" -eq 0 ]
 }
 
@@ -86,6 +95,7 @@ if [ "$stage_rc" -ne 0 ]; then
     record "ctest-$mpi" FAIL 0 "not run: bootstrap failed"
     record "install-$mpi" FAIL 0 "not run: bootstrap failed"
   done
+  record netem FAIL 0 "not run: bootstrap failed"
   record fuzz FAIL 0 "not run: bootstrap failed"
   record smpi FAIL 0 "not run: bootstrap failed"
   record sanitize FAIL 0 "not run: bootstrap failed"
@@ -122,6 +132,13 @@ for mpi in "${mpis[@]}"; do
     echo "=============== install-$mpi: FAIL (not run: build-$mpi did not build)"
   fi
 done
+
+# ---- the emulated network the main command runs on (root only; MPICH's build)
+netem() {
+  [ "$(id -u)" -ne 0 ] || zapt_ensure "${ZCOLL_APT_NETEM[@]}"
+  bash tests/netem/check_run_sh.sh build-mpich
+}
+if [[ " ${mpis[*]} " == *" mpich "* ]]; then stage netem netem; fi
 
 # ---- 3. fuzz target (clang + libFuzzer)
 fuzz() {

@@ -460,7 +460,11 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const Options o = parse(argc, argv);
   int rc = run(o, rank, ranks);
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  // Every rank leaves with the worst status, and they enter MPI_Finalize together: MPICH's
+  // finalize over TCP can hang when one rank arrives late (docs/pmpi.md). The last line
+  // tells bench/netem/run.sh (--exit-line) that the work is done, should that hang happen.
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) std::fprintf(stderr, "zcoll-image-stacking: exit status %d\n", rc);
   MPI_Finalize();
   return rc;
 }

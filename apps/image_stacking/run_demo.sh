@@ -31,7 +31,8 @@ can_netem() {
 if can_netem; then
   echo "run_demo.sh: 2 ranks over an emulated $rate link (network namespaces + tc tbf)" >&2
   set +e
-  bash "$root/bench/netem/run.sh" --rate "$rate" --ranks 2 --mpi mpich -- \
+  bash "$root/bench/netem/run.sh" --rate "$rate" --ranks 2 --mpi mpich \
+    --exit-line "zcoll-image-stacking: exit status" -- \
     "$bin" --link "emulated $rate per direction (2 network namespaces, tc tbf), MPICH over TCP" "${args[@]}"
   rc=$?
   set -e

@@ -12,6 +12,7 @@
 set -euo pipefail
 
 RATE=1gbit RANKS=2 PPN=1 MPI=mpich TIMEOUT=600 BURST="" LATENCY=20ms CHECK=1 YIELD_LIB=""
+EXIT_LINE="" EXIT_GRACE=20
 PP_BYTES=$((16 << 20)) PP_REPS=6 LO=0.7 HI=1.1
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NET=10.213.0 BRNS=zc-brns BR=zcbr0 DEV=zc0
@@ -19,8 +20,8 @@ NET=10.213.0 BRNS=zc-brns BR=zcbr0 DEV=zc0
 usage() {
   cat >&2 <<EOF
 usage: $0 [--rate RATE] [--ranks N] [--ranks-per-node K] [--mpi mpich|openmpi] [--timeout S]
-          [--burst BYTES] [--latency T] [--no-check] [--yield-when-idle LIB] [--cleanup]
-          -- PROGRAM [ARGS...]
+          [--burst BYTES] [--latency T] [--no-check] [--yield-when-idle LIB]
+          [--exit-line PREFIX] [--cleanup] -- PROGRAM [ARGS...]
   --rate RATE    tbf rate of every node's link, each direction (tc units: 1gbit, 500mbit,
                  10gbit, 125mbps = bytes/s); default 1gbit
   --ranks N      namespaces ("nodes"), N >= 2; default 2
@@ -38,11 +39,16 @@ usage: $0 [--rate RATE] [--ranks N] [--ranks-per-node K] [--mpi mpich|openmpi] [
                  machine has cores: MPICH gets LIB (libzcoll_ucx_yield.so of a zcoll build,
                  tools/support/ucx_yield_when_idle.c) preloaded into every rank, Open MPI
                  mpi_yield_when_idle=1. Without it MPICH's ranks spin while they wait.
+  --exit-line PREFIX
+                 the program prints a line "PREFIX N" (stdout or stderr), N its exit
+                 status, as its last act before MPI_Finalize; a launch still running
+                 ${EXIT_GRACE} s after that line is stopped and returns N
   --cleanup      remove namespaces zc-ns*/zc-brns left by a killed run, then exit
 Exit status: the program's; 3 if the measured link is outside ${LO}x-${HI}x of RATE;
-4 on a setup failure; 2 on a usage error. A run that timed out after printing output is
-reported on stderr and counted as a success (MPICH over namespaces sometimes hangs in
-MPI_Finalize after the results are out).
+4 on a setup failure; 2 on a usage error. MPICH over namespaces sometimes hangs in
+MPI_Finalize after the results are out: with --exit-line such a run costs ${EXIT_GRACE} s
+and keeps the program's status; without it, a run that timed out after printing output is
+reported on stderr and counted as a success.
 EOF
   exit 2
 }
@@ -60,6 +66,7 @@ while [ $# -gt 0 ]; do
     --latency) LATENCY=${2:?}; shift 2 ;;
     --no-check) CHECK=0; shift ;;
     --yield-when-idle) YIELD_LIB=${2:?}; shift 2 ;;
+    --exit-line) EXIT_LINE=${2:?}; shift 2 ;;
     --cleanup) CLEANUP_ONLY=1; shift ;;
     --) shift; break ;;
     -h|--help) usage ;;
@@ -264,22 +271,47 @@ mpi_cmd() {  # mpi_cmd PPN PROGRAM ARGS... -> the full launch command in MPIRUN
 export UCX_TLS=tcp,self UCX_NET_DEVICES=$DEV
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# run_mpi LIMIT OUTFILE PPN PROGRAM ARGS...: stdout passed through and kept in OUTFILE.
-# Returns the program's status; a timeout after output was printed counts as success.
+# The status N of the first line "$EXIT_LINE N" in the given files, or nothing.
+reported_status() {
+  awk -v p="$EXIT_LINE" 'index($0, p) == 1 && substr($0, length(p) + 1) ~ /^ *-?[0-9]+ *$/ {
+    print substr($0, length(p) + 1) + 0; exit }' "$@" 2>/dev/null
+}
+
+# run_mpi LIMIT OUTFILE PPN PROGRAM ARGS...: stdout passed through and kept in OUTFILE,
+# stderr passed through and kept in OUTFILE.err. Returns the program's status: the one it
+# reported on its exit line where the launch had to be stopped after it (--exit-line); 0
+# for a timeout after output was printed.
 run_mpi() {
-  local limit=$1 out=$2 rc
+  local limit=$1 out=$2 rc status="" since=0 stopped=0
   shift 2
   mpi_cmd "$@"
   set +e
   # In the background, so that INT/TERM reach the trap at once (bash runs traps only
   # between foreground commands, but does interrupt `wait`).
-  (nsx zc-ns0 "${WRAP0[@]}" timeout -k 10 "$limit" "${MPIRUN[@]}" | tee "$out"; exit "${PIPESTATUS[0]}") &
+  (nsx zc-ns0 "${WRAP0[@]}" timeout -k 10 "$limit" "${MPIRUN[@]}" 2> >(tee "$out.err" >&2) | tee "$out"
+   exit "${PIPESTATUS[0]}") &
   MPI_PID=$!
+  # The program's work is done once it printed its exit line; what may follow is MPICH's
+  # MPI_Finalize hang (bench/netem/README.md), which would cost the whole LIMIT.
+  while [ -n "$EXIT_LINE" ] && kill -0 "$MPI_PID" 2>/dev/null; do
+    if [ -z "$status" ]; then
+      status=$(reported_status "$out" "$out.err")
+      since=$SECONDS
+    elif (( SECONDS - since >= EXIT_GRACE )); then
+      echo "netem: the program reported exit status $status but its launch was still running ${EXIT_GRACE}s later (known MPI_Finalize hang across namespaces); stopped, its status kept" >&2
+      for ((i = 0; i < RANKS; i++)); do kill_in_ns "zc-ns$i"; done
+      stopped=1
+      break
+    fi
+    sleep 1
+  done
   wait "$MPI_PID"
   rc=$?
   MPI_PID=""
   set -e
-  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+  if [ "$stopped" = 1 ]; then
+    rc=$status
+  elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     if [ -s "$out" ]; then
       echo "netem: the MPI run timed out after ${limit}s but had printed its output (known MPI_Finalize hang across namespaces); keeping it" >&2
       rc=0
