@@ -271,19 +271,21 @@ mpi_cmd() {  # mpi_cmd PPN PROGRAM ARGS... -> the full launch command in MPIRUN
 export UCX_TLS=tcp,self UCX_NET_DEVICES=$DEV
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# The status N of the first line "$EXIT_LINE N" in the given files, or nothing.
+# reported_status PREFIX FILE...: the status N of the first line "PREFIX N" in the files, or nothing.
 reported_status() {
-  awk -v p="$EXIT_LINE" 'index($0, p) == 1 && substr($0, length(p) + 1) ~ /^ *-?[0-9]+ *$/ {
+  local prefix=$1
+  shift
+  awk -v p="$prefix" 'index($0, p) == 1 && substr($0, length(p) + 1) ~ /^ *-?[0-9]+ *$/ {
     print substr($0, length(p) + 1) + 0; exit }' "$@" 2>/dev/null
 }
 
-# run_mpi LIMIT OUTFILE PPN PROGRAM ARGS...: stdout passed through and kept in OUTFILE,
-# stderr passed through and kept in OUTFILE.err. Returns the program's status: the one it
-# reported on its exit line where the launch had to be stopped after it (--exit-line); 0
-# for a timeout after output was printed.
+# run_mpi LIMIT OUTFILE EXIT_LINE PPN PROGRAM ARGS...: stdout passed through and kept in
+# OUTFILE, stderr passed through and kept in OUTFILE.err. Returns the program's status: the
+# one it reported on its exit line (EXIT_LINE, may be empty) where the launch had to be
+# stopped after it; 0 for a timeout after output was printed.
 run_mpi() {
-  local limit=$1 out=$2 rc status="" since=0 stopped=0
-  shift 2
+  local limit=$1 out=$2 exit_line=$3 rc status="" since=0 stopped=0
+  shift 3
   mpi_cmd "$@"
   set +e
   # In the background, so that INT/TERM reach the trap at once (bash runs traps only
@@ -293,9 +295,9 @@ run_mpi() {
   MPI_PID=$!
   # The program's work is done once it printed its exit line; what may follow is MPICH's
   # MPI_Finalize hang (bench/netem/README.md), which would cost the whole LIMIT.
-  while [ -n "$EXIT_LINE" ] && kill -0 "$MPI_PID" 2>/dev/null; do
+  while [ -n "$exit_line" ] && kill -0 "$MPI_PID" 2>/dev/null; do
     if [ -z "$status" ]; then
-      status=$(reported_status "$out" "$out.err")
+      status=$(reported_status "$exit_line" "$out" "$out.err")
       since=$SECONDS
     elif (( SECONDS - since >= EXIT_GRACE )); then
       echo "netem: the program reported exit status $status but its launch was still running ${EXIT_GRACE}s later (known MPI_Finalize hang across namespaces); stopped, its status kept" >&2
@@ -330,13 +332,13 @@ run_mpi() {
 if [ "$CHECK" = 1 ]; then
   command -v "$MPICC" >/dev/null || die "$MPICC not found (needed for the ping-pong check; or pass --no-check)"
   "$MPICC" -O2 -o "$TMP/pingpong" "$HERE/pingpong.c" || die "cannot compile pingpong.c with $MPICC"
-  # Limit: 20 s plus three times the transfer time at RATE (1.7 s per pair at 1 Gbit/s); it
-  # mostly bounds the cost of an MPI_Finalize hang.
+  # Limit: 20 s plus three times the transfer time at RATE (1.7 s per pair at 1 Gbit/s). An
+  # MPI_Finalize hang costs less: the launch is stopped 20 s after pingpong's exit line.
   PP_LIMIT=$(awk -v n=$((RANKS - 1)) -v r="$PP_REPS" -v b="$PP_BYTES" -v rate="$RATE_BITS" \
              'BEGIN { printf "%d\n", 20 + 3 * n * (r + 1) * 2 * b * 8 / rate }')
   for attempt in 1 2 3; do
     set +e
-    run_mpi "$PP_LIMIT" "$TMP/pp.out" 1 "$TMP/pingpong" "$PP_BYTES" "$PP_REPS" >&2
+    run_mpi "$PP_LIMIT" "$TMP/pp.out" "pingpong: exit status" 1 "$TMP/pingpong" "$PP_BYTES" "$PP_REPS" >&2
     rc=$?
     set -e
     [ "$rc" = 0 ] || die "ping-pong failed (status $rc)"
@@ -358,7 +360,7 @@ fi
 
 # ---- the program
 set +e
-run_mpi "$TIMEOUT" "$TMP/prog.out" "$PPN" "$TMP/node-key" "${PROG[@]}"
+run_mpi "$TIMEOUT" "$TMP/prog.out" "$EXIT_LINE" "$PPN" "$TMP/node-key" "${PROG[@]}"
 rc=$?
 set -e
 exit "$rc"
