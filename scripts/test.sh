@@ -44,8 +44,9 @@ t_all=$SECONDS
 record() { names+=("$1"); results+=("$2"); times+=("$3"); notes+=("${4:-}"); }
 
 # stage NAME CMD...: runs CMD in a subshell with errexit on and records PASS/FAIL (SKIP for
-# exit status 77: CMD printed why it cannot run here); sets stage_rc. It always returns 0 and must not be called from a condition (if, ||, &&):
-# bash would then ignore errexit inside CMD as well.
+# exit status 77: CMD printed why it cannot run here); sets stage_rc. It always returns 0
+# and must not be called from a condition (if, ||, &&): bash would then ignore errexit
+# inside CMD as well.
 stage_rc=0
 stage() {
   local name="$1" t0=$SECONDS dt; shift
