@@ -1035,7 +1035,15 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   // narrow ones it comes within 8-16, and a host spell just over leaves the chosen
   // path's factor high for a call or two (a re-check confirmed on that handed a 64 MiB
   // reduce_scatter to plain MPI, 1.45x slower, for 11 calls).
-  if (margin > 1.5) s.recheck_bar = p.pred[chosen] - (alt ? p.agreement : 0.0);  // for its own time
+  // And from any band where a schedule had run only twice: its factor is then the faster of
+  // two runs, which can both be cold (its first runs, on a communicator just made), and one
+  // fast third run does not move a second-lowest. On 2 namespaces x 2 ranks at 1 Gbit/s a
+  // 1 MiB reduce_scatter's ring took 3.46 and 3.15 ms in the communicator's first two calls,
+  // 1.6-2.2 ms after; the node-aware schedule, 1.9-3.0 ms, held 28 of the next 29 calls
+  // though the 16th call's re-check ran the ring in 1.99 ms, until the 2x band's re-check
+  // (the 32nd call) was confirmed.
+  if (margin > 1.5 || (alt > 0 && s.runs[collective][size][alt] == 2))
+    s.recheck_bar = p.pred[chosen] - (alt ? p.agreement : 0.0);  // for its own time
 }
 
 // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a

@@ -612,3 +612,21 @@ TEST(CostModel, RunnerUpOfAPlainStretchIsRecheckedByCalls) {
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 150), 130) << s.trace();
   EXPECT_GE(s.fast_taken, 5) << "plain MPI must have held a fast-path stretch first: " << s.trace();
 }
+
+
+// A schedule whose two runs were both slow: 2 namespaces x 2 ranks at 1 Gbit/s, a 1 MiB
+// reduce_scatter of Nyx (04957ef; the medians of the fixed paths, the ring's runs as AUTO
+// measured them). The ring took 3.46 and 3.15 ms in its first two runs, about 2.0 ms after;
+// the node-aware schedule 2.25 ms. The 16th call's re-check runs the ring fast, and that must
+// be confirmed: calls 17-32 must run the ring in at least 12 (0 without it, where the
+// node-aware schedule held them until the 2x band's re-check, at the 32nd call, as in the real run).
+TEST(CostModel, TwoSlowRunsOfTheBestScheduleAreConfirmedAway) {
+  Sim s(4, 1.0);
+  s.nodes_of(2, 40.0);
+  s.homomorphic = true;
+  s.agreement = 0.2e-3;
+  s.warm = {{0, 9.3e-3}, {ZCOLL_ALGO_HIERARCHICAL, 2.25e-3}, {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 6.6e-3}};
+  s.series[ZCOLL_ALGO_RING] = {3.46e-3, 3.15e-3, 1.99e-3, 2.0e-3, 1.95e-3, 2.05e-3, 1.98e-3, 2.02e-3, 1.97e-3, 2.0e-3};
+  for (int i = 0; i < 40; ++i) s.call(ZCOLL_COLL_REDUCE_SCATTER, kMiB);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 16) - s.runs_of(ZCOLL_ALGO_RING, 32), 12) << s.trace();
+}
