@@ -813,6 +813,9 @@ double low_order(double* v, int n) {
 
 // Whether the last call here through the agreement ran a schedule, and that schedule's run
 // took over 1.25x its fastest: a plain stretch after it may have met the same slow spell.
+// Its fastest ever, not of its last kSeen runs: a spell can outlast those five (then the
+// stretch is anchored at plain MPI's factor from before the spell; test
+// HostSlowSpellDoesNotHandPlainMpiTheCalls fails).
 bool after_slowed_schedule(const ModelState& s, int collective, int size) {
   const int path = s.stretch_after[collective][size];
   const int runs = s.runs[collective][size][path];
