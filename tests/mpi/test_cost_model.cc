@@ -630,3 +630,23 @@ TEST(CostModel, TwoSlowRunsOfTheBestScheduleAreConfirmedAway) {
   for (int i = 0; i < 40; ++i) s.call(ZCOLL_COLL_REDUCE_SCATTER, kMiB);
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 16) - s.runs_of(ZCOLL_ALGO_RING, 32), 12) << s.trace();
 }
+
+// One codec sample far faster than all since (the first here, 2.5x): the fast path's likely
+// case weighed the schedules with it, at factors learned against the recent samples, while
+// decide() weighs them with the recent ones. Every call of a 16 MiB cesm_TS allgather at
+// 10 Gbit/s then went through the agreement, and decide() ran plain MPI in 51 of them at
+// 1.11x a fast-path call, where the schedules took 1.24x plain MPI. From the 21st call on,
+// most plain calls must take the fast path.
+TEST(CostModel, OneFastSampleDoesNotSendPlainCallsToTheAgreement) {
+  Sim s(2, 10.0);
+  s.codec(1.0e-9, 0.5e-9);
+  s.warming = {0.4};
+  s.agreement = 1.0e-3;
+  s.warm = {{0, 15.7e-3}, {ZCOLL_ALGO_RING, 19.5e-3}, {ZCOLL_ALGO_BRUCK, 19.4e-3}};
+  for (int i = 0; i < 20; ++i) s.call(ZCOLL_COLL_ALLGATHER, 16 * kMiB);
+  const int fast_before = s.fast_taken;
+  for (int i = 20; i < 100; ++i) s.call(ZCOLL_COLL_ALLGATHER, 16 * kMiB);
+  EXPECT_GE(s.runs_of(0, 20), 70) << "plain MPI must hold calls 21-100: " << s.trace();
+  EXPECT_GE(s.fast_taken - fast_before, 60) << "calls 21-100 on the fast path: " << s.fast_taken - fast_before
+                                            << "; " << s.trace();
+}
