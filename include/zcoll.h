@@ -337,7 +337,9 @@ typedef enum zcoll_bound_target {
  *   fastest of the collective's last 8 samples, as one taken cold runs slower); and the measured
  *   time of earlier calls, per collective, size (factors of 4) and path; a compressed path's
  *   time counts the agreement, range pass and sample that its every call pays and plain
- *   MPI's fast-path calls skip. Where compression
+ *   MPI's fast-path calls skip (where the model expects plain MPI, the REL range pass waits
+ *   for the decision; a call that then compresses agrees on the range with one more small
+ *   allreduce, and its eb_abs is the same). Where compression
  *   is predicted (or modelled, before any factor is learned) to win by less than 2x and
  *   plain MPI has not been measured at that size, the first call runs plain MPI to measure
  *   it; a path run only once and predicted close to the one chosen (plain MPI within 2x, a

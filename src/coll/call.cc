@@ -13,12 +13,19 @@ namespace {
 constexpr int kSelfTag = 7302;  // the transport uses 7301
 }  // namespace
 
-void Agreement::add_values(zcoll_dtype dt, const void* values, size_t n, int threads) {
+void Agreement::add_values(zcoll_dtype dt, const void* values, size_t n, int nthreads) {
   data = values;
   data_count = n;
-  if (!want_range) return;
+  dtype = dt;
+  threads = nthreads;
+  if (want_range) take_range();
+}
+
+void Agreement::take_range() {
+  range_taken = true;
+  if (!data || data_count == 0) return;
   double l = INFINITY, h = -INFINITY;
-  codec::value_range(dt, values, n, codec::thread_count(threads, n / 65536 + 1), &l, &h);
+  codec::value_range(dtype, data, data_count, codec::thread_count(threads, data_count / 65536 + 1), &l, &h);
   lo = std::min(lo, l);
   hi = std::max(hi, h);
 }
@@ -53,8 +60,8 @@ namespace {
 // Slots of the agreement vector; each quantity q is sent as q and -q under MAX, so every
 // rank learns its minimum and maximum.
 enum Slot {
-  kKind, kCount, kRoot, kOp, kInPlace, kRange, kRho, kCompress, kDecompress, kTime, kOverhead, kFastPlain, kFailed,
-  kPairs
+  kKind, kCount, kRoot, kOp, kInPlace, kRange, kDeferred, kRho, kCompress, kDecompress, kTime, kOverhead, kFastPlain,
+  kFailed, kPairs
 };
 }  // namespace
 
@@ -73,6 +80,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   put(kOp, a.op, a.op);
   put(kInPlace, a.in_place, a.in_place);
   put(kRange, a.lo, a.hi);
+  put(kDeferred, 0, a.range_deferred);
   // The cost model's estimates: only their maximum (the worst) is used.
   put(kRho, 0, a.rho);
   put(kCompress, 0, a.compress_cost);
@@ -121,8 +129,9 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
     else set_error_detail("%s: ranks disagree on the count (from %.0f to %.0f elements)", name, lo(kCount), hi(kCount));
     return ZCOLL_ERR_MISMATCH;
   }
-  a.lo = lo(kRange);
+  a.lo = lo(kRange);  // with a rank deferred, the range of the others' shares so far
   a.hi = hi(kRange);
+  a.range_deferred = hi(kDeferred) > 0;
   a.rho = hi(kRho);
   a.compress_cost = hi(kCompress);
   a.decompress_cost = hi(kDecompress);
@@ -130,8 +139,22 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
   a.prev_overhead = hi(kOverhead);
   a.fast_plain = hi(kFastPlain);
   const zcoll_codec_params& p = c.cfg.codec;
-  a.eb = p.eb_mode == ZCOLL_EB_ABS ? std::min(p.eb, DBL_MAX / 4) : codec::rel_to_abs(p.eb, a.lo, a.hi);
+  if (p.eb_mode == ZCOLL_EB_ABS) a.eb = std::min(p.eb, DBL_MAX / 4);
+  else if (!a.range_deferred) a.eb = codec::rel_to_abs(p.eb, a.lo, a.hi);
   *compress = true;
+  return ZCOLL_SUCCESS;
+}
+
+int complete_range(zcoll_comm_s& c, Agreement& a) {
+  // The others' shares are in lo, hi already: a rank that took its own adds nothing new.
+  if (!a.range_taken) a.take_range();
+  double v[2] = {-a.lo, a.hi};
+  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
+  a.lo = -v[0];
+  a.hi = v[1];
+  a.range_deferred = false;
+  a.eb = codec::rel_to_abs(c.cfg.codec.eb, a.lo, a.hi);
   return ZCOLL_SUCCESS;
 }
 
@@ -163,7 +186,7 @@ void finish_stats(zcoll_comm_s& c, const Decision& d, bool decided_by_model) {
   // The model learns from the calls it decided: a probe at once, the others (fast-path plain
   // calls included) from the next agreement.
   const double own = std::max(c.last.t_total - d.t_overhead, 0.0);
-  if (d.probe) learn_probe(c, own, d.t_overhead);
+  if (d.probe) learn_probe(c, own, d.t_overhead, d.range_deferred);
   else record_time(c, d, own, d.t_overhead);
 }
 

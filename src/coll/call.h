@@ -39,8 +39,16 @@ struct Agreement {
   // After agree(): the range of every rank's share, and the bound for this call.
   double eb = 0;
   bool want_range = false;  // a REL bound: only then is the range worth a pass over the data
-  // This rank's values: their range (REL bounds), and what the cost model samples.
+  // A REL bound whose range pass waits for the decision: the model expects plain MPI, which
+  // needs no range (expects_plain()). After agree(), whether any rank waited: then a call
+  // that compresses takes it in complete_range(), and eb is set there.
+  bool range_deferred = false;
+  bool range_taken = false;  // this rank's share is in lo, hi
+  zcoll_dtype dtype = ZCOLL_FLOAT32;
+  int threads = 0;
+  // This rank's values: their range (REL bounds, unless deferred), and what the cost model samples.
   void add_values(zcoll_dtype dt, const void* values, size_t n, int threads);
+  void take_range();  // this rank's share of the range, into lo and hi
   void set_counts(const int* counts, int n);  // hashes the array
 };
 
@@ -82,6 +90,11 @@ inline const std::vector<size_t>& even_blocks(size_t count, size_t p, std::vecto
 int local_copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount, MPI_Datatype rtype,
                MPI_Comm comm);
 
+// After a decision to compress, where agree() found a rank that deferred its range pass
+// (Agreement::range_deferred): every rank's share, with one more MPI_Allreduce of two
+// doubles, and the bound from it. Every rank calls it or none (the decision is agreed).
+int complete_range(zcoll_comm_s& c, Agreement& a);
+
 // The decision after the agreement: the cost model's (AUTO) or the configuration's and
 // the table's. Sets the statistics' predictions when the model decided.
 Decision decide_call(zcoll_comm_s& c, int collective, size_t bytes, zcoll_dtype dt, const Agreement& a);
@@ -104,12 +117,14 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
       a.collective = collective;
       // PLAIN_HIERARCHICAL agrees only on what every rank passes (types, counts, root, op):
       // it has no bound to resolve.
-      a.want_range = c.cfg.codec.eb_mode == ZCOLL_EB_REL &&
-                     configured_algorithm(c.cfg, collective) != ZCOLL_ALGO_PLAIN_HIERARCHICAL;
+      modelled = uses_model(c, collective);
+      const bool rel = c.cfg.codec.eb_mode == ZCOLL_EB_REL &&
+                       configured_algorithm(c.cfg, collective) != ZCOLL_ALGO_PLAIN_HIERARCHICAL;
+      a.range_deferred = rel && modelled && expects_plain(c, collective, bytes);
+      a.want_range = rel && !a.range_deferred;
       a.root = root;
       a.op = op;
       zcoll_dtype dt = ZCOLL_FLOAT32;
-      modelled = uses_model(c, collective);
       // Whatever this rank allocates before the agreement, the agreement reports a failure
       // of: past it, a rank that stopped would leave the others waiting (workspace.h).
       try {
@@ -134,7 +149,12 @@ int run_collective(zcoll_comm_s& c, int collective, MPI_Datatype type, size_t by
         const double t_sample = d.t_sample;
         d = decide_call(c, collective, bytes, dt, a);
         d.t_sample = t_sample;
+        if (!d.plain && a.range_deferred) {
+          const int crc = complete_range(c, a);
+          if (crc) return crc;
+        }
         d.t_overhead = now() - c.call_start;
+        d.range_deferred = d.plain && a.range_deferred;
         if (!d.plain) {
           const int erc = engine(dt, a.eb, d.choice);
           finish_stats(c, d, modelled);

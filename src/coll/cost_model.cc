@@ -26,6 +26,11 @@ ModelState::ModelState() {
   for (auto& per_collective : learned)
     for (auto& per_size : per_collective)
       for (double& f : per_size) f = 1.0;
+  for (auto& per_collective : own_range)
+    for (auto& r : per_collective) {
+      r[0] = INFINITY;
+      r[1] = -INFINITY;
+    }
 }
 
 namespace {
@@ -568,9 +573,11 @@ bool uses_model(const zcoll_comm_s& c, int collective) {
 namespace {
 // What a call through the agreement pays before its path runs (agreement, range pass,
 // sample), learned once seen twice: a compressed call pays it every time, plain MPI's
-// fast-path calls do not.
-double agreement_cost(const ModelState& s, int collective, int size) {
-  return s.overhead_runs[collective][size] >= 2 ? s.overhead[collective][size] : 0.0;
+// fast-path calls do not. `deferred`: what one pays that defers its range pass and runs
+// plain MPI (the fast path's periodic agreements), where learned, else a compressed call's.
+double agreement_cost(const ModelState& s, int collective, int size, bool deferred = false) {
+  const int k = deferred && s.overhead_runs[collective][size][1] >= 2 ? 1 : 0;
+  return s.overhead_runs[collective][size][k] >= 2 ? s.overhead[collective][size][k] : 0.0;
 }
 
 // The fastest of a collective's last kRecent codec samples (s per byte), of either dtype (as
@@ -673,7 +680,7 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   // agreement: every 16th call added 6% (zcoll-bench calls).
   const int n = ++s.fast_calls[collective][size];
   int every = 16;
-  const double agreement = agreement_cost(s, collective, size);
+  const double agreement = agreement_cost(s, collective, size, true);
   while (every < 256 && agreement > kFastCheckShare * every * v.t_plain) every *= 2;
   if (n == 4 || n == 8 || n == 16 || n % every == 0) return false;
   s.fast_collective = collective;
@@ -683,6 +690,15 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   d->plain = d->fast = true;
   d->t_predicted = d->t_predicted_plain = v.t_plain;
   return true;
+}
+
+bool expects_plain(const zcoll_comm_s& c, int collective, size_t bytes) {
+  if (!uses_model(c, collective)) return false;
+  const ModelState& s = *c.model;
+  const ModelState::Verdict& v = s.verdict[collective];
+  if (v.epoch == s.epoch && v.bytes == bytes && v.plain) return true;
+  const int size = size_class(bytes);
+  return s.runs[collective][size][0] > 0 && s.stretch_after[collective][size] == 0;
 }
 
 namespace {
@@ -733,12 +749,6 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   p.threads = 1;
   p.ndims = 0;
   p.eb_mode = ZCOLL_EB_ABS;
-  if (c.cfg.codec.eb_mode == ZCOLL_EB_REL) {
-    // The global range is known only after the agreement; this rank's share of it gives
-    // a bound no larger than the call's, so the predicted ratio errs low.
-    if (!(a.hi > a.lo)) return;
-    p.eb = codec::rel_to_abs(c.cfg.codec.eb, a.lo, a.hi);
-  }
   const size_t chunk = p.chunk_len ? p.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
   // From 4 MiB, where every call samples: about 0.4% of the values (1/256), in up to 8
   // slices spread over them, each of 4096 values or more, at most a chunk. Some
@@ -750,6 +760,11 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   // whose fixed costs weigh on its speed, would make compression look slower than it is.
   constexpr size_t kMinSlice = 4096;  // values, from 4 MiB
   const bool large = n * es >= kEverySampleBytes;
+  double(&own)[2] = c.model->own_range[a.collective][size_class(n * es)];
+  if (a.range_taken && a.lo <= a.hi) {
+    own[0] = a.lo;
+    own[1] = a.hi;
+  }
   if (!samples_codec(*c.model, a.collective, dtype, n * es)) return;
   const size_t target = large ? std::max(kMinSlice, n / 256) : std::max<size_t>(1024, n / 64);
   const size_t slices = std::clamp<size_t>(target / std::min(chunk, kMinSlice), 1, 8);
@@ -757,6 +772,30 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   len -= len % codec::kChunkLenStep;
   len = std::min(len, n);
   p.chunk_len = std::max(len, codec::kChunkLenStep);
+  auto slice = [&](size_t i) {
+    return static_cast<const uint8_t*>(a.data) + (n - len) * (2 * i + 1) / (2 * slices) * es;
+  };
+  if (c.cfg.codec.eb_mode == ZCOLL_EB_REL) {
+    // The global range is known only after the agreement; this rank's share of it gives
+    // a bound no larger than the call's, so the predicted ratio errs low. A call that
+    // deferred its range pass (expects_plain()) takes the share its last pass here found,
+    // widened to the slices': the same bound as the calls before it on the same data, for a
+    // ratio comparable with theirs (the slices' range alone, about 0.4% of the values,
+    // rated Nyx's ratio lower than the whole share does).
+    double lo = a.lo, hi = a.hi;
+    if (!a.range_taken) {
+      lo = own[0];
+      hi = own[1];
+      for (size_t i = 0; i < slices; ++i) {
+        double l = INFINITY, h = -INFINITY;
+        codec::value_range(static_cast<zcoll_dtype>(dtype), slice(i), len, 1, &l, &h);
+        lo = std::min(lo, l);
+        hi = std::max(hi, h);
+      }
+    }
+    if (!(hi > lo)) return;
+    p.eb = codec::rel_to_abs(c.cfg.codec.eb, lo, hi);
+  }
   // The call's arena (about to hold its compressed bytes anyway) is the scratch: a fresh
   // buffer would cost its page faults at every call, a sizeable part of the 3% the sample
   // may take.
@@ -777,9 +816,7 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   size_t size = 0;
   const bool compressed = seconds_per_run(&t_comp, [&](int round) {
     for (size_t i = 0; i < slices; ++i) {
-      const size_t begin = (n - len) * (2 * i + 1) / (2 * slices);
-      const void* in = static_cast<const uint8_t*>(a.data) + begin * es;
-      if (codec::compress(&p, dtype, in, len, out, bound, &size, nullptr)) return false;
+      if (codec::compress(&p, dtype, slice(i), len, out, bound, &size, nullptr)) return false;
       if (round == 0) {
         raw += static_cast<double>(len * es);
         packed += static_cast<double>(size - codec::kHeaderBytes);
@@ -866,7 +903,7 @@ double factor_of(const zcoll_comm_s& c, int collective, int size, int path, bool
 
 // Learns the last decided call's time (the slowest rank's, its path only) into its path's
 // factor, and what its agreement cost into the overhead of its collective and size.
-void learn(zcoll_comm_s& c, double seconds, double overhead) {
+void learn(zcoll_comm_s& c, double seconds, double overhead, bool range_deferred) {
   ModelState& s = *c.model;
   ++s.epoch;
   if (s.last_collective >= 0 && seconds > 0 && s.last_model > 0) {
@@ -895,8 +932,11 @@ void learn(zcoll_comm_s& c, double seconds, double overhead) {
     if (s.recheck_bar > 0 && seconds < s.recheck_bar) s.confirm[s.last_collective][s.last_size] = s.last_path + 1;
     // A fixed cost: noise only adds to it, so the least seen. The first call's (cold caches,
     // the first sample) is not used on its own: surely_plain() waits for a second.
-    double& o = s.overhead[s.last_collective][s.last_size];
-    o = s.overhead_runs[s.last_collective][s.last_size]++ ? std::min(o, overhead) : overhead;
+    // A plain call whose range pass waited for the decision paid less than a compressed one
+    // does: learned apart.
+    const int k = range_deferred ? 1 : 0;
+    double& o = s.overhead[s.last_collective][s.last_size][k];
+    o = s.overhead_runs[s.last_collective][s.last_size][k]++ ? std::min(o, overhead) : overhead;
   }
   s.last_collective = -1;
   s.recheck_bar = 0;
@@ -1106,7 +1146,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   ModelState& s = *c.model;
   ++s.epoch;
   // Learning: the previous decided call's time, the slowest rank's.
-  learn(c, a.prev_time, a.prev_overhead);
+  learn(c, a.prev_time, a.prev_overhead, s.last_deferred);
   const int size = size_class(bytes);
   const CallFigures g = call_figures(s, collective, dtype_slot(dtype), a);
   const Inputs m = inputs(c, g.rho, g.comp, g.decomp);
@@ -1209,14 +1249,15 @@ void record_time(zcoll_comm_s& c, const Decision& d, double seconds, double over
   }
   s.last_time = seconds;
   s.last_overhead = overhead;
+  s.last_deferred = d.range_deferred;
 }
 
-void learn_probe(zcoll_comm_s& c, double seconds, double overhead) {
+void learn_probe(zcoll_comm_s& c, double seconds, double overhead, bool range_deferred) {
   if (!c.model) return;
   double v[2] = {seconds, overhead};
   // Every rank ran the same probe (the decision is agreed), so every rank is here.
   if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return;
-  learn(c, v[0], v[1]);
+  learn(c, v[0], v[1], range_deferred);
 }
 
 }  // namespace zcoll::coll

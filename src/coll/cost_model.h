@@ -97,6 +97,7 @@ struct ModelState {
   bool last_homomorphic = false;
   double last_time = 0;    // this rank's measured time of its path
   double last_overhead = 0;  // this rank's seconds of its agreement, range pass and sample
+  bool last_deferred = false;  // it ran plain MPI and deferred its range pass (agreed)
   // This rank's own (not agreed): plain MPI's time over its model in the fast-path calls of
   // each collective and size class since its last agreement, whose low order statistic
   // (carry_measurements()) the next one carries. Plain MPI's factor would otherwise come from its first two runs alone, which
@@ -111,9 +112,14 @@ struct ModelState {
   int fast_collective = -1, fast_size = 0;  // the fast-path call under way, and its model
   double fast_model = 0;
   // What a call through the agreement pays before its path runs (the slowest rank's), per
-  // collective and size class: a fast-path plain call saves it.
-  double overhead[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
-  int overhead_runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  // collective and size class: a fast-path plain call saves it. [0]: a call that compresses
+  // (range pass and all); [1]: a call that deferred its range pass and ran plain MPI, as the
+  // fast path's periodic agreements do (REL bounds; none with ABS: [0] stands for both).
+  double overhead[ZCOLL_NUM_COLLECTIVES][kSizeClasses][2] = {};
+  int overhead_runs[ZCOLL_NUM_COLLECTIVES][kSizeClasses][2] = {};
+  // This rank's own (not agreed): its share of the value range at its last range pass here
+  // (lo, hi; empty: none), the sample's bound where a call defers that pass (sample()).
+  double own_range[ZCOLL_NUM_COLLECTIVES][kSizeClasses][2] = {};
   // surely_plain()'s verdict for the last byte count of each collective, kept while the
   // agreed state it was worked out from holds (epoch: bumped by every change of it, in
   // measure_links(), learn() and decide()). A stretch of fast-path calls then costs a
@@ -149,6 +155,8 @@ struct Decision {
                                  // of a close runner-up): learned right after it
   double t_overhead = 0;         // seconds from the call's start to this decision (agreement,
                                  // range pass, sample): what a fast-path call saves
+  bool range_deferred = false;   // plain MPI ran, its range pass deferred (agreed): its
+                                 // overhead is less than a compressed call's
 };
 
 // Whether this call consults the model (AUTO under ZCOLL_DECIDE_MODEL).
@@ -158,6 +166,10 @@ bool uses_model(const zcoll_comm_s& c, int collective);
 // agreement and the sample. It depends on the byte count and agreed state only, not on
 // the datatype, so it is the same on every rank for arguments MPI requires to match.
 bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d);
+// For a call that goes to the agreement all the same: whether the model expects plain MPI
+// (the fast path's verdict, or the last call here through the agreement ran it). Such a call
+// defers its REL range pass to a decision to compress (call.h, complete_range()).
+bool expects_plain(const zcoll_comm_s& c, int collective, size_t bytes);
 // Whether a call of `bytes` (this rank's values) samples its codec's speed and ratio: every
 // call from 4 MiB, below it a collective's first agreed calls only (cost_model.cc).
 bool samples_codec(const ModelState& s, int collective, int dtype, size_t bytes);
@@ -175,6 +187,6 @@ void carry_measurements(zcoll_comm_s& c, int collective, size_t bytes, Agreement
 void record_time(zcoll_comm_s& c, const Decision& d, double seconds, double overhead);
 // After a probe (the first run of a path at a size): learns its time and overhead, the
 // slowest rank's, at once with one small allreduce, so that the very next call can use it.
-void learn_probe(zcoll_comm_s& c, double seconds, double overhead);
+void learn_probe(zcoll_comm_s& c, double seconds, double overhead, bool range_deferred);
 
 }  // namespace zcoll::coll

@@ -20,7 +20,7 @@ namespace zcoll::coll {
 namespace {
 
 // Bump with any change to what a record means; sizeof(ModelState) is in the key as well.
-constexpr uint64_t kFormat = 2;
+constexpr uint64_t kFormat = 3;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
 // A file larger than this is not a tuning file zcoll wrote (a record is about 118 KB).
 constexpr long kMaxFileBytes = 64l << 20;
@@ -149,6 +149,7 @@ std::vector<TuningRecord> parse_tuning(const std::vector<uint8_t>& bytes) {
 void forget_calls_in_flight(ModelState& s) {
   s.last_collective = -1;
   s.last_time = s.last_overhead = 0;
+  s.last_deferred = false;
   s.recheck_bar = 0;
   for (auto& per_collective : s.confirm)
     for (int& k : per_collective) k = 0;
@@ -162,6 +163,12 @@ void forget_calls_in_flight(ModelState& s) {
     for (int& k : per_collective) k = 0;
   s.fast_collective = -1;
   s.fast_model = 0;
+  // Rank 0's share of the range: another rank's values are not its.
+  for (auto& per_collective : s.own_range)
+    for (auto& r : per_collective) {
+      r[0] = INFINITY;
+      r[1] = -INFINITY;
+    }
   for (ModelState::Verdict& v : s.verdict) v = ModelState::Verdict{};
   ++s.epoch;
 }

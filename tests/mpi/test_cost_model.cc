@@ -85,6 +85,9 @@ struct Sim {
     int path = 0;
     if (forget_verdicts) ++c.model->epoch;
     const bool fast = zc::surely_plain(c, collective, bytes, &d);
+    // As call.h: a REL call the model expects to run plain MPI defers its range pass; if it
+    // runs plain MPI, its overhead is learned apart from a compressed call's.
+    const bool deferred = !fast && zc::expects_plain(c, collective, bytes);
     fast_taken += fast;
     if (!fast) {
       zc::Agreement a;
@@ -112,7 +115,8 @@ struct Sim {
     }
     ran.push_back(path);
     const double overhead = fast ? 0 : agreement;
-    if (d.probe) zc::learn_probe(c, t, overhead);
+    d.range_deferred = deferred && path == 0;
+    if (d.probe) zc::learn_probe(c, t, overhead, d.range_deferred);
     else zc::record_time(c, d, t, overhead);
     return path;
   }

@@ -20,6 +20,11 @@
 // it on every rank, with the previous call in flight forgotten; a different key, a different
 // network (link figures more than 2x apart), a damaged or foreign file, or no file leave it
 // cold without an error; records of other keys are kept; an unwritable path is ignored.
+// deferred_range  a REL call the model expects to run plain MPI defers its range pass
+// (call.h); where it then compresses, every rank's share reaches the bound by one more
+// allreduce: eb_abs is eb x the range of every rank's input, as when no rank deferred, and
+// every element of the SUM is within the bound. Played with the deferring rank holding the
+// widest values, on that rank alone and on every rank; the model's state is set by hand.
 #include <zcoll.h>
 
 #include <sched.h>
@@ -181,7 +186,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
 // Member by member: a whole-struct memcmp would also compare padding, whose bytes a copy need
 // not keep (it failed under the sanitizers' build, where the Release build happened to pass).
 // When ModelState changes, list the new member here and bump tuning_file.cc's kFormat.
-static_assert(sizeof(zc::ModelState) == 117688, "ModelState changed: update same_state and kFormat");
+static_assert(sizeof(zc::ModelState) == 119488, "ModelState changed: update same_state and kFormat");
 bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   bool ok = true;
 #define ZCOLL_SAME(m) ok = ok && std::memcmp(&a.m, &b.m, sizeof a.m) == 0
@@ -216,6 +221,7 @@ bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   ZCOLL_SAME(last_homomorphic);
   ZCOLL_SAME(last_time);
   ZCOLL_SAME(last_overhead);
+  ZCOLL_SAME(last_deferred);
   ZCOLL_SAME(fast_seen);
   ZCOLL_SAME(fast_seen_n);
   ZCOLL_SAME(fast_collective);
@@ -225,6 +231,7 @@ bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   ZCOLL_SAME(fastest_run);
   ZCOLL_SAME(overhead);
   ZCOLL_SAME(overhead_runs);
+  ZCOLL_SAME(own_range);
   ZCOLL_SAME(epoch);
 #undef ZCOLL_SAME
   for (int k = 0; k < ZCOLL_NUM_COLLECTIVES; ++k) {
@@ -235,16 +242,22 @@ bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   return ok;
 }
 
-// A communicator deciding by the model (eb is part of the key), and whether it began warm:
-// that must be the same on every rank.
-zcoll_comm warm_or_cold(double eb, bool* warm) {
+// A communicator of MPI_COMM_WORLD deciding by the model, with this bound.
+zcoll_comm model_comm(zcoll_eb_mode mode, double eb) {
   zcoll_config cfg;
   zcoll_config_init(&cfg);
-  cfg.codec.eb_mode = ZCOLL_EB_ABS;
+  cfg.codec.eb_mode = mode;
   cfg.codec.eb = eb;
   cfg.decision = ZCOLL_DECIDE_MODEL;
   zcoll_comm comm = nullptr;
   EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &cfg, &comm), ZCOLL_SUCCESS);
+  return comm;
+}
+
+// A communicator deciding by the model (eb is part of the key), and whether it began warm:
+// that must be the same on every rank.
+zcoll_comm warm_or_cold(double eb, bool* warm) {
+  zcoll_comm comm = model_comm(ZCOLL_EB_ABS, eb);
   int api = -1;
   if (comm) EXPECT_RC(zcoll_comm_warm_start(comm, &api), ZCOLL_SUCCESS);
   EXPECT(!comm || api == (comm->tuning_loaded ? 1 : 0), "zcoll_comm_warm_start says %d", api);
@@ -455,7 +468,79 @@ void tuning_file() {
   if (decide) setenv("ZCOLL_DECIDE", keep_decide.c_str(), 1);
 }
 
-const Section kSections[] = {{"plain_rail", plain_rail}, {"core_share", core_share}, {"tuning_file", tuning_file}};
+// Allreduces of REL bound `rel` on a 10 Mbit/s link (so the model compresses), with rank 0's
+// values ten times as wide as the others': the bound comes from rank 0's share. `everyone`:
+// every rank's model expects plain MPI here (else rank 0's alone), so that it defers its range pass.
+void check_deferred_range(bool everyone) {
+  const double rel = 1e-3;
+  const int n = 1 << 18;  // 1 MiB of floats
+  auto value = [](int rank, int i) {
+    return static_cast<float>((rank == 0 ? 10.0 : 1.0) * std::sin(0.001 * i + rank) + rank);
+  };
+  std::vector<float> in(n), out(n);
+  for (int i = 0; i < n; ++i) in[i] = value(g_rank, i);
+  double lo = INFINITY, hi = -INFINITY;  // of every rank's input
+  for (int r = 0; r < g_size; ++r)
+    for (int i = 0; i < n; ++i) {
+      lo = std::min(lo, static_cast<double>(value(r, i)));
+      hi = std::max(hi, static_cast<double>(value(r, i)));
+    }
+  const double want_eb = rel * (hi - lo);
+  zcoll_comm comm = model_comm(ZCOLL_EB_REL, rel);
+  if (!comm) return;
+  // The last call through the agreement ran plain MPI, in every size class: expects_plain()
+  // holds. The others say a schedule ran, which the decision does not read: it stays the
+  // same on every rank.
+  const bool defers = everyone || g_rank == 0;
+  zc::ModelState& s = *comm->model;
+  for (int k = 0; k < zc::ModelState::kSizeClasses; ++k) {
+    s.runs[ZCOLL_COLL_ALLREDUCE][k][0] = 1;
+    s.stretch_after[ZCOLL_COLL_ALLREDUCE][k] = defers ? 0 : ZCOLL_ALGO_RING;
+  }
+  const size_t bytes = n * sizeof(float);
+  EXPECT(zc::expects_plain(*comm, ZCOLL_COLL_ALLREDUCE, bytes) == defers, "expects_plain() is %d on rank %d",
+         !defers, g_rank);
+  EXPECT_RC(zcoll_allreduce(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, comm), ZCOLL_SUCCESS);
+  zcoll_stats st{};
+  EXPECT_RC(zcoll_last_stats(comm, &st), ZCOLL_SUCCESS);
+  EXPECT(st.compressed == 1, "ran plain MPI on a 10 Mbit/s link (predicted %g s, plain %g s, ratio %g)", st.t_predicted, st.t_predicted_plain, st.ratio_predicted);
+  EXPECT(st.compressed != 1 || std::fabs(st.eb_abs - want_eb) <= 1e-12 * want_eb,
+         "eb_abs %.9g, want eb x the range of every rank's input, %.9g", st.eb_abs, want_eb);
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int r = 0; r < g_size; ++r) sum += value(r, i);
+    worst = std::max(worst, std::fabs(out[i] - sum));
+  }
+  // The homomorphic SUM's bound (zcoll.h), with float rounding of a sum of about 10 + p.
+  const double bound = g_size * want_eb + 4e-6 * (10 + g_size);
+  EXPECT(worst <= bound, "error %g over the bound %g", worst, bound);
+  EXPECT_RC(zcoll_comm_free(&comm), ZCOLL_SUCCESS);
+}
+
+void deferred_range() {
+  const char* decide = std::getenv("ZCOLL_DECIDE");
+  const std::string keep_decide = decide ? decide : "";
+  unsetenv("ZCOLL_DECIDE");  // the model must decide here
+  setenv("ZCOLL_LINK_GBPS", "0.01", 1);  // between nodes and, for ranks of one host, within one
+  setenv("ZCOLL_NODE_LINK_GBPS", "0.01", 1);
+  {
+    Ctx c("rank 0 alone defers its range pass, and holds the widest values");
+    check_deferred_range(false);
+  }
+  {
+    Ctx c("every rank defers its range pass");
+    check_deferred_range(true);
+  }
+  unsetenv("ZCOLL_LINK_GBPS");
+  unsetenv("ZCOLL_NODE_LINK_GBPS");
+  if (decide) setenv("ZCOLL_DECIDE", keep_decide.c_str(), 1);
+}
+
+const Section kSections[] = {{"plain_rail", plain_rail},
+                             {"core_share", core_share},
+                             {"tuning_file", tuning_file},
+                             {"deferred_range", deferred_range}};
 
 }  // namespace
 
