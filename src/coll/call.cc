@@ -22,7 +22,6 @@ void Agreement::add_values(zcoll_dtype dt, const void* values, size_t n, int nth
 }
 
 void Agreement::take_range() {
-  range_taken = true;
   if (!data || data_count == 0) return;
   double l = INFINITY, h = -INFINITY;
   codec::value_range(dtype, data, data_count, codec::thread_count(threads, data_count / 65536 + 1), &l, &h);
@@ -147,7 +146,7 @@ int agree(zcoll_comm_s& c, int collective, Agreement& a, bool* compress) {
 
 int complete_range(zcoll_comm_s& c, Agreement& a) {
   // The others' shares are in lo, hi already: a rank that took its own adds nothing new.
-  if (!a.range_taken) a.take_range();
+  if (!a.want_range) a.take_range();
   double v[2] = {-a.lo, a.hi};
   if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
     return ZCOLL_ERR_MPI;

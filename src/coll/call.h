@@ -39,11 +39,11 @@ struct Agreement {
   // After agree(): the range of every rank's share, and the bound for this call.
   double eb = 0;
   bool want_range = false;  // a REL bound: only then is the range worth a pass over the data
+                            // (true: this rank's share is in lo, hi once add_values() ran)
   // A REL bound whose range pass waits for the decision: the model expects plain MPI, which
   // needs no range (expects_plain()). After agree(), whether any rank waited: then a call
   // that compresses takes it in complete_range(), and eb is set there.
   bool range_deferred = false;
-  bool range_taken = false;  // this rank's share is in lo, hi
   zcoll_dtype dtype = ZCOLL_FLOAT32;
   int threads = 0;
   // This rank's values: their range (REL bounds, unless deferred), and what the cost model samples.

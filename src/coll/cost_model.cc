@@ -761,7 +761,7 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
   constexpr size_t kMinSlice = 4096;  // values, from 4 MiB
   const bool large = n * es >= kEverySampleBytes;
   double(&own)[2] = c.model->own_range[a.collective][size_class(n * es)];
-  if (a.range_taken && a.lo <= a.hi) {
+  if (a.want_range && a.lo <= a.hi) {
     own[0] = a.lo;
     own[1] = a.hi;
   }
@@ -783,7 +783,7 @@ void sample(zcoll_comm_s& c, int dtype, Agreement& a) {
     // ratio comparable with theirs (the slices' range alone, about 0.4% of the values,
     // rated Nyx's ratio lower than the whole share does).
     double lo = a.lo, hi = a.hi;
-    if (!a.range_taken) {
+    if (!a.want_range) {
       lo = own[0];
       hi = own[1];
       for (size_t i = 0; i < slices; ++i) {
