@@ -719,16 +719,20 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
   auto call_of = [&](Column& c) -> int {
     if (c.algo.algorithm == ZCOLL_ALGO_MPI) return call.mpi(mpi_out);
     if (c.algo.algorithm == kPlainRing) return call.plainring(b.got.data());
+    return c.mine = call.zcoll(b.got.data(), c.zc);
+  };
+  // What each zcoll call ran, read after its time is taken: plain MPI's column has no such
+  // bookkeeping, and under SMPI the bench's own code between two MPI calls is charged to the
+  // call it sits in (bench/smpi/README.md, "The fast path under SMPI, burst by burst").
+  auto record_call = [&](Column& c) {
+    if (!c.zc) return;
     Result& r = res[c.lines[0]];
-    c.mine = call.zcoll(b.got.data(), c.zc);
-    // Inside the timed region: a copy of the stats and an int, named only when printed.
     zcoll_stats each{};
     zcoll_last_stats(c.zc, &each);
     r.paths.push_back(each.algorithm);
     r.predicted.push_back(each.t_predicted);
     r.predicted_mpi.push_back(each.t_predicted_plain);
     r.agreed.push_back(each.ratio_predicted > 0);
-    return c.mine;
   };
   // After a column's last call, while its output is in its buffer (plain MPI's in mpi_out,
   // the others' in b.got).
@@ -766,6 +770,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
     if (c.failed || cols[0].failed) return;
     int code = 0;
     const double t = zsupport::time_call([&] { return call_of(c); }, &code);
+    record_call(c);
     if (code) {
       c.failed = true;
       report(c, code);
