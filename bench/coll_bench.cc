@@ -379,6 +379,7 @@ struct Result {
   size_t bytes_per_rank = 0, check_stride = 1, chunk_len = 0;
   double eb = 0, eb_abs = 0, eb_abs_expected = 0, time_s = 0, time_mpi_s = 0, speedup = 1, ratio = 1;
   double t_predicted = 0, t_predicted_mpi = 0, ratio_predicted = 0, t_model = 0;  // AUTO's cost model
+  double t_setup = 0;  // before the data moved: range pass, sample, agreement (zcoll_stats.t_setup)
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
   double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
   double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
@@ -585,9 +586,10 @@ void record_stats(const zcoll_stats& st, int root, Result* res) {
   res->t_predicted = st.t_predicted;
   res->t_predicted_mpi = st.t_predicted_plain;
   res->ratio_predicted = st.ratio_predicted;
-  double tmodel = st.t_model;
-  MPI_Allreduce(MPI_IN_PLACE, &tmodel, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  res->t_model = tmodel;
+  double front[2] = {st.t_model, st.t_setup};
+  MPI_Allreduce(MPI_IN_PLACE, front, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  res->t_model = front[0];
+  res->t_setup = front[1];
 }
 
 // A zcoll communicator for one configuration, or null on every rank where its creation
@@ -834,7 +836,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"time_s\":%s,\"time_mpi_s\":%s,\"speedup_vs_mpi\":%s,\"ratio\":%s,\"raw_bytes\":%.0f,"
         "\"wire_bytes\":%.0f,\"max_abs_err\":%s,\"max_err_over_eb\":%s,\"err_p95_over_eb\":%s,\"mean_err\":%s,"
         "\"mpi_max_abs_err\":%s,\"bound_over_eb\":%s,\"psnr_db\":%s,\"nrmse\":%s,"
-        "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
+        "\"t_compress_s\":%s,\"t_comm_s\":%s,\"t_decompress_s\":%s,\"t_reduce_s\":%s,\"t_setup_s\":%s,\"iters\":%d,\"warmup\":%d,\"threads\":%d,"
         "\"chunk_len\":%zu,\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
         "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s,\"call_times_s\":[%s],"
         "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s],\"call_agreed\":[%s],"
@@ -847,7 +849,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         json_number(r.err_p95_over_eb, "%.6f").c_str(), json_number(r.mean_err, "%.6g").c_str(), json_number(r.mpi_max_abs_err).c_str(),
         json_number(r.bound_over_eb, "%.6f").c_str(), json_number(r.psnr_db, "%.3f").c_str(), json_number(r.nrmse, "%.6g").c_str(),
         json_number(r.t_compress, "%.6f").c_str(), json_number(r.t_comm, "%.6f").c_str(), json_number(r.t_decompress, "%.6f").c_str(),
-        json_number(r.t_reduce, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.chunk_len, r.root, r.check_stride, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
+        json_number(r.t_reduce, "%.6f").c_str(), json_number(r.t_setup, "%.6f").c_str(), r.iters, r.warmup, r.threads, r.chunk_len, r.root, r.check_stride, zsupport::json_escape(r.input).c_str(), zsupport::json_escape(lib).c_str(),
         json_number(r.t_predicted, "%.6f").c_str(), json_number(r.t_predicted_mpi, "%.6f").c_str(),
         json_number(r.ratio_predicted, "%.3f").c_str(), json_number(r.t_model, "%.6f").c_str(),
         join(r.times, [](double t) { return json_number(t, "%.6f"); }).c_str(),
@@ -859,11 +861,11 @@ void print(const Result& r, bool json, const std::string& lib) {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
                 "max_err/eb %.4f (p95 %.4f, bound %.4f), PSNR %.2f dB, NRMSE %.3g "
-                "[compress %.4f comm %.4f decompress %.4f reduce %.4f s]\n",
+                "[setup %.4f compress %.4f comm %.4f decompress %.4f reduce %.4f s]\n",
                 op.c_str(), r.algo.c_str(), r.algo_ran.c_str(), r.ranks, r.dtype.c_str(),
                 r.bytes_per_rank / 1048576.0, r.time_s, r.time_mpi_s, r.speedup, r.ratio, r.max_err_over_eb,
-                r.err_p95_over_eb, r.bound_over_eb, r.psnr_db, r.nrmse, r.t_compress, r.t_comm, r.t_decompress,
-                r.t_reduce);
+                r.err_p95_over_eb, r.bound_over_eb, r.psnr_db, r.nrmse, r.t_setup, r.t_compress, r.t_comm,
+                r.t_decompress, r.t_reduce);
     if (r.is_reduction)
       std::printf("  mean_err %.3g, plain MPI's own max error %.3g (vs the inputs reduced in double)\n", r.mean_err,
                   r.mpi_max_abs_err);

@@ -707,7 +707,7 @@ typedef struct zcoll_stats {
                                               the compressions and decompressions of every hop) */
   double t_reduce;      /* reductions: seconds combining partial results (homomorphic on the
                            compressed integers, DOC on decompressed values); 0 otherwise.
-                           t_comm is the call's time less the other three. */
+                           t_comm is the call's time less the other three and t_setup. */
   double t_total;       /* seconds of the whole call on this rank */
   double t_predicted;   /* the cost model's prediction for the path that ran (0: no model:
                            a fixed algorithm, ZCOLL_DECIDE_COMPRESS, or below min_bytes) */
@@ -715,6 +715,12 @@ typedef struct zcoll_stats {
   double ratio_predicted;   /* predicted raw/compressed from the sample (0: not predicted) */
   double t_model;           /* seconds this rank spent on the model's sample (about 0.4% of the
                                values compressed, one slice of them decompressed, one thread) */
+  double t_setup;           /* collectives: seconds from the call's start to its decision, before
+                               any of its data moved: the REL range pass (a read of every value),
+                               the sample (t_model), the ranks' agreement (one small
+                               MPI_Allreduce, which also waits for the slowest rank to arrive).
+                               0 where the call went straight to MPI (below min_bytes, a fixed
+                               ZCOLL_ALGO_MPI, AUTO's fast path); send records: 0. */
 } zcoll_stats;
 int zcoll_last_stats(zcoll_comm comm, zcoll_stats *stats);
 

@@ -211,8 +211,8 @@ def plot(out_dir, out_jsonl):
                               os.path.join(out_dir, f"speedup_{rate}_np{ranks}.png")))
 
         fig, axes = plt.subplots(1, len(ops), figsize=(3.2 * len(ops), 3.4), squeeze=False)
-        parts = [("t_compress_s", "compression"), ("t_comm_s", "communication"), ("t_reduce_s", "reduction"),
-                 ("t_decompress_s", "decompression")]
+        parts = [("t_setup_s", "range pass, agreement"), ("t_compress_s", "compression"),
+                 ("t_comm_s", "communication"), ("t_reduce_s", "reduction"), ("t_decompress_s", "decompression")]
         for ax, op in zip(axes[0], ops):
             sel = [r for r in rs if r["op"] == op]
             big = max(r["bytes_per_rank"] for r in sel)

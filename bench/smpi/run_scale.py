@@ -284,8 +284,8 @@ def plot(out_dir, recs):
     written.append(path)
 
     # Where the time goes at the largest node count each op reached, largest size there.
-    parts = [("t_compress_s", "compression"), ("t_comm_s", "communication"), ("t_reduce_s", "reduction"),
-             ("t_decompress_s", "decompression")]
+    parts = [("t_setup_s", "range pass, agreement"), ("t_compress_s", "compression"),
+             ("t_comm_s", "communication"), ("t_reduce_s", "reduction"), ("t_decompress_s", "decompression")]
     fig, axes = plt.subplots(1, len(ops), figsize=(3.4 * len(ops), 3.8), squeeze=False)
     for ax, op in zip(axes[0], ops):
         sel = [r for r in recs if r["op"] == op and r.get("ranks_per_node", 1) == 1] or \

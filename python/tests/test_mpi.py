@@ -51,6 +51,9 @@ def test_allreduce_within_bound(zc, cesm, dtype, op):
         np.testing.assert_array_equal(got, ref)
         return
     assert st["compressed"] and st["ratio"] > 1.5 and st["algorithm"] in ("ring", "recursive_doubling")
+    # The struct's layout matches the library's: the last field, t_setup, holds the time
+    # before the data moved (it includes the agreement, so it is above 0), within the whole.
+    assert 0 < st["t_setup"] <= st["t_total"] and st["t_model"] <= st["t_setup"]
     eps = st["eb_abs"]
     factor = P if op == "SUM" else 1
     err = np.abs(got.astype(np.float64) - ref)

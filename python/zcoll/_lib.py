@@ -40,7 +40,7 @@ class Stats(ctypes.Structure):
                 ("raw_bytes", c_size_t), ("wire_bytes", c_size_t), ("t_compress", c_double),
                 ("t_comm", c_double), ("t_decompress", c_double), ("t_reduce", c_double),
                 ("t_total", c_double), ("t_predicted", c_double), ("t_predicted_plain", c_double),
-                ("ratio_predicted", c_double), ("t_model", c_double)]
+                ("ratio_predicted", c_double), ("t_model", c_double), ("t_setup", c_double)]
 
 
 class ZcollError(RuntimeError):

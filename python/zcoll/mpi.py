@@ -221,6 +221,7 @@ class Comm:
             "t_predicted_plain": st.t_predicted_plain,
             "ratio_predicted": st.ratio_predicted,
             "t_model": st.t_model,
+            "t_setup": st.t_setup,
         }
 
     # -- reductions

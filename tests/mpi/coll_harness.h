@@ -435,6 +435,13 @@ void check_pending(const Pending& q, const double* all, size_t stride, int size,
   EXPECT(std::isfinite(st.t_compress) && std::isfinite(st.t_comm) && std::isfinite(st.t_decompress) &&
              st.t_compress >= 0 && st.t_decompress >= 0 && st.t_comm >= -1e-9,
          "stats times: t_compress %g t_comm %g t_decompress %g", st.t_compress, st.t_comm, st.t_decompress);
+  // What came before the decision is its own part, not communication: the parts add up to
+  // no more than the whole (t_total is read last), and a compressed call always agreed first.
+  const double parts = st.t_setup + st.t_compress + st.t_comm + st.t_decompress + st.t_reduce;
+  EXPECT(std::isfinite(st.t_setup) && st.t_setup >= 0 && st.t_setup <= st.t_total &&
+             st.t_model <= st.t_setup + 1e-9 && (!st.compressed || (st.t_setup > 0 && parts <= st.t_total + 1e-9)),
+         "stats times: t_setup %g (t_model %g) and the parts %g against t_total %g (compressed %d)", st.t_setup,
+         st.t_model, parts, st.t_total, st.compressed);
   EXPECT(st.compressed == (q.want_comp ? 1 : 0), "stats.compressed = %d, expected %d", st.compressed,
          q.want_comp ? 1 : 0);
   for (int i = 0; i < size; ++i)
