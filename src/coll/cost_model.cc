@@ -42,6 +42,10 @@ constexpr int kProbeTag = 7303;  // the transport uses 7301, local copies 7302
 // and a path's factor is learned only from its own runs. One rule for every path, and the
 // same margin keeps the fast path (surely_plain) from skipping such a path for good.
 constexpr double kExplore = 3.0;
+// A path that slowed (recheck()): re-checked early from this many calls after its last run,
+// where its best recent run beat the chosen path's prediction by this factor.
+constexpr int kSpellCalls = 16;
+constexpr double kSpellMargin = 1.2;
 // What the fast path's periodic agreements may add to a stretch of plain calls (surely_plain()).
 constexpr double kFastCheckShare = 0.01;
 
@@ -863,17 +867,23 @@ double low_order(double* v, int n) {
   return v[q];
 }
 
-// Whether the last call here through the agreement ran a schedule, and that schedule's run
-// took over 1.25x its fastest: a plain stretch after it may have met the same slow spell.
-// Its fastest ever, not of its last kSeen runs: a spell can outlast those five (then the
-// stretch is anchored at plain MPI's factor from before the spell; test
-// HostSlowSpellDoesNotHandPlainMpiTheCalls fails).
-bool after_slowed_schedule(const ModelState& s, int collective, int size) {
-  const int path = s.stretch_after[collective][size];
+// Whether a path's last run here took over 1.25x its fastest: it met a slow spell of the
+// host, or it has slowed. Its fastest ever, not of its last kSeen runs: a spell can outlast
+// those five.
+bool slowed(const ModelState& s, int collective, int size, int path) {
   const int runs = s.runs[collective][size][path];
-  if (path == 0 || runs == 0) return false;
+  if (runs == 0) return false;
   const double last = s.seen[collective][size][path][(runs - 1) % ModelState::kSeen].seconds;
   return last > 1.25 * s.fastest_run[collective][size][path];
+}
+
+// Whether the last call here through the agreement ran a schedule that had slowed: a plain
+// stretch after it may have met the same slow spell (without this, the stretch is anchored
+// at plain MPI's factor from before the spell; test HostSlowSpellDoesNotHandPlainMpiTheCalls
+// fails).
+bool after_slowed_schedule(const ModelState& s, int collective, int size) {
+  const int path = s.stretch_after[collective][size];
+  return path != 0 && slowed(s, collective, size, path);
 }
 
 // A path's factor: the low order statistic of its last runs' measured/predicted ratios, each
@@ -885,7 +895,7 @@ bool after_slowed_schedule(const ModelState& s, int collective, int size) {
 // its factor of 0.77 then scaled the model's later 4 ms to 3.5 ms, below the node-aware
 // schedule's 3.6 ms, and AUTO ran the ring, 6.2 ms a call.)
 double factor_of(const zcoll_comm_s& c, int collective, int size, int path, bool homomorphic, double comp,
-                 double decomp) {
+                 double decomp, bool lowest = false) {
   const ModelState& s = *c.model;
   const int n = std::min(s.runs[collective][size][path], ModelState::kSeen);
   double ratio[ModelState::kSeen];
@@ -898,6 +908,7 @@ double factor_of(const zcoll_comm_s& c, int collective, int size, int path, bool
                               : plain_time(collective, m, r.bytes);
     if (model > 0) ratio[k++] = r.seconds / model;
   }
+  if (k && lowest) return std::clamp(*std::min_element(ratio, ratio + k), 1 / kFactorLimit, kFactorLimit);
   return k ? std::clamp(low_order(ratio, k), 1 / kFactorLimit, kFactorLimit) : s.learned[collective][size][path];
 }
 
@@ -975,6 +986,8 @@ struct Predictions {
   double pred[ModelState::kPaths] = {};   // model x factor, and a schedule's agreement
   bool ran[ModelState::kPaths] = {};      // run here before
   double agreement = 0;
+  // A path that slowed (slowed()): its prediction at the best of its last runs (0: none).
+  double before_spell[ModelState::kPaths] = {};
   int best = -1;       // the schedule predicted fastest
   double model_best = 1e300;  // the lowest bare model of a schedule
   int untried = -1;    // the untried schedule predicted fastest (see decide())
@@ -1061,6 +1074,20 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 // of a 64 MiB allreduce and cost 1.5% of the calls' time, re-checks that confirmed the
 // ring each time. Paths not re-checked yet keep every turn, so a path a spell locked out
 // comes back as soon as before; a change of the chosen path restarts the count.
+// A path that slowed (its last run over 1.25x its fastest, slowed()) and whose best recent
+// run beat the chosen path's prediction by kSpellMargin takes the narrowest band's turns,
+// whatever its factor says, from kSpellCalls calls after its last run; such a re-check that
+// beats the chosen path is run once more. A spell of the host that outlasts a few runs of the
+// chosen path lifts that path's factor alone (nothing else ran in it), and the path chosen
+// next, its factor learned in a quiet spell, would hold until the band of the lifted factor
+// came round. On 2 namespaces x 2 ranks at 1 Gbit/s, four ring runs of a 1 MiB allreduce at
+// 7.8-15.6 ms (3.0-3.5 ms before and after) handed the node-aware schedule, 1.3x slower, the
+// next 75 calls: the ring, 2.4x the node-aware schedule by its lifted factor, came up in the
+// 64-call band only. The wait lets the spell pass (a re-check in it confirms nothing and
+// backs the path off: a plain MPI whose own spell covered calls 9-24 came back 16 calls
+// later); the margin leaves alone a path that is slower now than in its first runs and was
+// never much faster than the chosen one (a 1 MiB bcast's plain MPI, 0.53 ms in its first
+// five calls, 0.85 ms after, against the binomial tree's 0.54 ms).
 // The bands count calls, the fast path's included: counted in agreements alone (every 16th
 // call of a plain stretch) a runner-up within 1.25x came up every 128th call. cesm_TS's 1 MiB
 // allreduce at 10 Gbit/s ran plain MPI in 91 of 100 calls where the ring, slow in its two
@@ -1081,8 +1108,13 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   if (n <= before) return;
   const double margin = n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.25;
   int alt = -1;
+  auto back_from_spell = [&](int path) {
+    return p.before_spell[path] > 0 && kSpellMargin * p.before_spell[path] < p.pred[chosen] &&
+           clock - last_ran[path] >= kSpellCalls;
+  };
   for (int path = 0; path < ModelState::kPaths; ++path)
-    if (path != chosen && p.ran[path] && p.model[path] > 0 && p.pred[path] < margin * p.pred[chosen] &&
+    if (path != chosen && p.ran[path] && p.model[path] > 0 &&
+        (p.pred[path] < margin * p.pred[chosen] || back_from_spell(path)) &&
         (n / 8) % (1 << std::min(rechecks[path], ModelState::kMaxRecheckBackoff)) == 0 &&
         (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && p.pred[path] < p.pred[alt])))
       alt = path;
@@ -1100,7 +1132,7 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   // 1.6-2.2 ms after; the node-aware schedule, 1.9-3.0 ms, held 28 of the next 29 calls
   // though the 16th call's re-check ran the ring in 1.99 ms, until the 2x band's re-check
   // (the 32nd call) was confirmed.
-  if (margin > 1.5 || (alt > 0 && s.runs[collective][size][alt] == 2))
+  if (margin > 1.5 || (alt > 0 && s.runs[collective][size][alt] == 2) || back_from_spell(alt))
     s.recheck_bar = p.pred[chosen] - (alt ? p.agreement : 0.0);  // for its own time
 }
 
@@ -1165,7 +1197,11 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   for (int path = 1; path < ModelState::kPaths; ++path)
     if (runs[path] > 0)
       s.learned[collective][size][path] = factor_of(c, collective, size, path, homomorphic, g.comp, g.decomp);
-  const Predictions p = predict_paths(c, collective, size, homomorphic, m, bytes, plain_model);
+  Predictions p = predict_paths(c, collective, size, homomorphic, m, bytes, plain_model);
+  for (int path = 0; path < ModelState::kPaths; ++path)
+    if (p.ran[path] && p.model[path] > 0 && slowed(s, collective, size, path))
+      p.before_spell[path] = p.model[path] * factor_of(c, collective, size, path, homomorphic, g.comp, g.decomp, true) +
+                             (path ? p.agreement : 0.0);
   d.rho = g.rho;
   d.t_predicted_plain = p.pred[0];
   const bool have_codec = g.comp > 0;

@@ -635,6 +635,32 @@ TEST(CostModel, TwoSlowRunsOfTheBestScheduleAreConfirmedAway) {
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 16) - s.runs_of(ZCOLL_ALGO_RING, 32), 12) << s.trace();
 }
 
+// A slow spell of the host that the chosen path meets alone (nothing else ran in it): on 2
+// namespaces x 2 ranks at 1 Gbit/s a 1 MiB Nyx allreduce's ring (3.0-3.5 ms a call) took
+// 7.8-15.6 ms in four calls running. Its factor rose to 2.4x the node-aware schedule's
+// (4.2 ms a call), which then held the next 75 calls, the ring coming up in the 64-call band
+// only (AUTO 1.115x the ring over 300 calls). A path that slowed takes the narrow band's
+// turns 16 calls after its last run, and a re-check that beats the chosen path is run again.
+// Here a spell of calls 67-70 hands the node-aware schedule the calls; the ring must hold at
+// least 55 of calls 101-164 (it came back at the 88th call; without the rule, at the 128th,
+// 35 of them).
+TEST(CostModel, ScheduleSlowedByAHostSpellComesBack) {
+  Sim s(4, 1.0);
+  s.nodes_of(2, 40.0);
+  s.homomorphic = true;
+  s.agreement = 0.25e-3;
+  s.warm = {{0, 13.4e-3},
+            {ZCOLL_ALGO_RING, 3.2e-3},
+            {ZCOLL_ALGO_RECURSIVE_DOUBLING, 4.3e-3},
+            {ZCOLL_ALGO_HIERARCHICAL, 4.1e-3},
+            {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 13.8e-3}};
+  s.spell(Sim::kEveryPath, 4.0, 66, 70);
+  for (int i = 0; i < 164; ++i) s.call(ZCOLL_COLL_ALLREDUCE, kMiB);
+  EXPECT_EQ(s.runs_of(ZCOLL_ALGO_RING, 66) - s.runs_of(ZCOLL_ALGO_RING, 70), 4)
+      << "the spell must meet the ring, else this tests nothing: " << s.trace();
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 100), 55) << s.trace();
+}
+
 // One codec sample far faster than all since (the first here, 2.5x): the fast path's likely
 // case weighed the schedules with it, at factors learned against the recent samples, while
 // decide() weighs them with the recent ones. Every call of a 16 MiB cesm_TS allgather at
