@@ -673,11 +673,14 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   // binomial took 0.42-0.54 ms. Not more often: the agreement's range pass and sample, which
   // the fast path saves, cost about 40% of a plain call on shared memory (with every 4th
   // call, 4 of 30 calls paid it).
-  // The 4th call of a stretch that follows a compressed call goes too (fast_calls restarts
+  // The 4th call of a stretch that follows a schedule's goes too (fast_calls restarts
   // there, in decide()): plain MPI took over when the schedule's factor rose, and where that
   // was a slow spell of the host, plain MPI's factor, learned before it, hides the same
   // spell. A 64 MiB reduce_scatter at 10 Gbit/s ran plain MPI for 9 calls at 1.2-1.5x the
-  // ring's time, until the 8th.
+  // ring's time, until the 8th. Not after a re-check while plain MPI held the choice: then
+  // plain MPI's factor is as current as before, and the two extra agreements, whose turns
+  // re-checked again, sent 27 of 100 calls of a 1 MiB reduce_scatter on 2 x 2 ranks at
+  // 10 Gbit/s through the agreement, at 1.5x a fast-path call.
   // Past the 16th call the agreements thin out where each costs much against a plain call:
   // every 16th call, or every 32nd ... 256th, so that they add at most kFastCheckShare to
   // the stretch. A 256 KiB bcast on shared memory took 9.4 us plain and 16-50 us through the
@@ -1226,7 +1229,7 @@ Decision decide(zcoll_comm_s& c, int collective, size_t bytes, int dtype, bool h
   const int path = d.plain ? 0 : d.choice.schedule;
   s.stretch_after[collective][size] = path;
   s.last_ran[collective][size][path] = s.decided[collective][size];
-  if (path) s.fast_calls[collective][size] = 0;  // see surely_plain()
+  if (chosen) s.fast_calls[collective][size] = 0;  // a schedule's stretch: see surely_plain()
   d.t_predicted = p.pred[path];
   s.last_collective = collective;
   s.last_size = size;

@@ -680,3 +680,22 @@ TEST(CostModel, OneFastSampleDoesNotSendPlainCallsToTheAgreement) {
   EXPECT_GE(s.fast_taken - fast_before, 60) << "calls 21-100 on the fast path: " << s.fast_taken - fast_before
                                             << "; " << s.trace();
 }
+
+// A runner-up re-checked while plain MPI holds the choice does not restart the fast path's
+// count (the count starts over, with agreements at the 4th, 8th and 16th call, for a stretch
+// that took over from a schedule). On 2 namespaces x 2 ranks at 10 Gbit/s a 1 MiB
+// reduce_scatter through the agreement took 1.5-2.2 ms against 1.0-1.5 ms on the fast path,
+// and each re-check brought two more such calls, whose turns could re-check again: 27 of 100
+// calls went through the agreement (c81dda3). Here (plain MPI 1.2 ms, an agreement 0.4 ms,
+// the ring at 1.2x plain MPI's time): 14 of 400 calls, 31 when a re-check restarted the count.
+TEST(CostModel, RechecksInAPlainStretchDoNotRestartItsCount) {
+  Sim s(2, 10.0);
+  s.codec(0.2e-9, 0.1e-9);
+  s.homomorphic = true;
+  s.agreement = 0.4e-3;
+  s.warm = {{0, 1.2e-3}, {ZCOLL_ALGO_RING, 1.44e-3}, {ZCOLL_ALGO_RECURSIVE_DOUBLING, 2.5e-3}};
+  for (int i = 0; i < 400; ++i) s.call(ZCOLL_COLL_ALLREDUCE, kMiB);
+  EXPECT_GE(s.runs_of(0), 385) << s.trace();
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 9), 1) << "the ring must be re-checked in the stretch: " << s.trace();
+  EXPECT_LE(400 - s.fast_taken, 20) << s.trace();
+}
