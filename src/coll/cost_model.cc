@@ -665,6 +665,9 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   }
   if (!v.plain) return false;
   const int size = size_class(bytes);
+  // A re-check that beat the chosen path runs again at once (decide()), not at the stretch's
+  // next periodic agreement, up to 256 calls away.
+  if (s.confirm[collective][size] > 0) return false;
   // The 4th, 8th and 16th call here, then every 16th, go to the agreement all the same. They carry plain
   // MPI's times on this path (decide() learns their low order statistic), sees the data's ratio again,
   // and lets decide() re-check the other paths. Without it plain MPI's factor, learned from
@@ -1135,7 +1138,11 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   // 1.6-2.2 ms after; the node-aware schedule, 1.9-3.0 ms, held 28 of the next 29 calls
   // though the 16th call's re-check ran the ring in 1.99 ms, until the 2x band's re-check
   // (the 32nd call) was confirmed.
-  if (margin > 1.5 || (alt > 0 && s.runs[collective][size][alt] == 2) || back_from_spell(alt))
+  // And wherever plain MPI holds the choice: its stretch goes through the agreement every
+  // 16th-256th call only, so the next band comes as late as a wide one does. On 2 x 2 ranks
+  // at 10 Gbit/s a 1 MiB allreduce's ring, its first two runs cold (4.4 ms), re-checked at
+  // 2.9 ms against plain MPI's 3.1-3.2, ran again 48 calls later (1.11x the ring over 100 calls).
+  if (margin > 1.5 || chosen == 0 || (alt > 0 && s.runs[collective][size][alt] == 2) || back_from_spell(alt))
     s.recheck_bar = p.pred[chosen] - (alt ? p.agreement : 0.0);  // for its own time
 }
 

@@ -75,9 +75,10 @@ struct ModelState {
   // the next one) plain MPI's fast-path calls since, `skipped`.
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   int skipped[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
-  // A periodic re-check within 2x or 3x that ran faster than the path chosen was predicted
-  // to run is run once more at the next decided call (path + 1; 0: none): one fast run alone does not move
-  // the second lowest of five. recheck_bar: that prediction, while the re-check is being learned.
+  // A periodic re-check (recheck() says which) that ran faster than the path chosen was
+  // predicted to run is run once more at the next call, which the fast path leaves to decide()
+  // (path + 1; 0: none): one fast run alone does not move the second lowest of five.
+  // recheck_bar: that prediction, while the re-check is being learned.
   int confirm[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   double recheck_bar = 0;
   int last_ran[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};  // `decided` at its last run
