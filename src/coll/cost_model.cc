@@ -1140,8 +1140,8 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   // (the 32nd call) was confirmed.
   // And wherever plain MPI holds the choice: its stretch goes through the agreement every
   // 16th-256th call only, so the next band comes as late as a wide one does. On 2 x 2 ranks
-  // at 10 Gbit/s a 1 MiB allreduce's ring, its first two runs cold (4.4 ms), re-checked at
-  // 2.9 ms against plain MPI's 3.1-3.2, ran again 48 calls later (1.11x the ring over 100 calls).
+  // at 10 Gbit/s a 1 MiB allreduce's ring, its first two runs cold (4.4 ms), was re-checked
+  // at plain MPI's predicted time (2.9 ms) and ran next 48 calls later (AUTO 1.11x the ring).
   if (margin > 1.5 || chosen == 0 || (alt > 0 && s.runs[collective][size][alt] == 2) || back_from_spell(alt))
     s.recheck_bar = p.pred[chosen] - (alt ? p.agreement : 0.0);  // for its own time
 }
