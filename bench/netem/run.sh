@@ -124,8 +124,9 @@ RATE_BITS=$(rate_bits "$RATE") || { echo "netem: cannot parse --rate $RATE (use 
 # The burst is what the link passes above RATE after an idle spell; a real NIC passes
 # nothing above its line rate. At 10 Gbit/s a bucket of 1 ms (1.25 MB) let a 1 MiB plain
 # MPI_Bcast of 2 ranks through in 0.38-0.40 ms, 2.2x faster than the wire allows (0.84 ms);
-# with 128 KiB it took 0.85 ms. Below 128 KiB tbf splits veth's 64 KiB segments, at a CPU
-# cost that held a 10 Gbit/s link to 4.2 Gbit/s (62500 bytes); 128 KiB held 9.3.
+# with 128 KiB it took 0.85 ms. A bucket under one of veth's 64 KiB segments makes tbf split
+# every segment, at a CPU cost: 62500 bytes held a 10 Gbit/s link to 4.2 Gbit/s; 128 KiB (two
+# segments) held 9.3.
 # Up to 1 Gbit/s the default is unchanged (1 ms at RATE, at least 16000).
 [ -n "$BURST" ] || BURST=$(awk -v b="$RATE_BITS" 'BEGIN { x = b / 8 / 1000; if (x < 16000) x = 16000; if (x > 131072) x = 131072; printf "%.0f\n", x }')
 
