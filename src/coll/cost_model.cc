@@ -673,9 +673,11 @@ bool surely_plain(zcoll_comm_s& c, int collective, size_t bytes, Decision* d) {
   // and lets decide() re-check the other paths. Without it plain MPI's factor, learned from
   // its first two runs, would hold for good: on cesm_TS a 1 MiB bcast at 10 Gbit/s, learned
   // at 0.44 ms from those, took 0.85 ms after, and ran plain MPI in 28 of 30 calls where the
-  // binomial took 0.42-0.54 ms. Not more often: the agreement's range pass and sample, which
-  // the fast path saves, cost about 40% of a plain call on shared memory (with every 4th
-  // call, 4 of 30 calls paid it).
+  // binomial took 0.42-0.54 ms. (The emulated link's bucket was 1.25 MB then, and a full one
+  // let the first calls cross above the line rate; first runs that are not the later ones'
+  // speed come from a real network too: connections set up, pages first touched.) Not more
+  // often: the agreement's range pass and sample, which the fast path saves, cost about 40%
+  // of a plain call on shared memory (with every 4th call, 4 of 30 calls paid it).
   // The 4th call of a stretch that follows a schedule's goes too (fast_calls restarts
   // there, in decide()): plain MPI took over when the schedule's factor rose, and where that
   // was a slow spell of the host, plain MPI's factor, learned before it, hides the same

@@ -102,7 +102,8 @@ struct ModelState {
   // This rank's own (not agreed): plain MPI's time over its model in the fast-path calls of
   // each collective and size class since its last agreement, whose low order statistic
   // (carry_measurements()) the next one carries. Plain MPI's factor would otherwise come from its first two runs alone, which
-  // can be 2x faster than its later ones (a 1 MiB bcast at 10 Gbit/s: 0.44 ms, then 0.85).
+  // can be 2x faster than its later ones (a 1 MiB bcast at 10 Gbit/s: 0.44 ms, then 0.85, over
+  // the emulated link's old 1.25 MB bucket, which let the first calls cross above the line rate).
   static constexpr int kFastSeen = 16;
   // The path of the last call here through the agreement, and every path's fastest run (s;
   // 0: none): whether a plain stretch followed a schedule that had slowed (cost_model.cc).

@@ -43,7 +43,8 @@ int reduction_engine(zcoll_comm_s& c, int collective, zcoll_dtype dt, double eb,
   // block at least, so that the two overlap and a piece moves on while the next arrives
   // (schedule::piece_values). Measured at 64 ranks (SIMULATED, 100 Gbit/s): 1.2-1.9x faster.
   // At 2 ranks, one step each way, there is nothing to pipeline and the second message
-  // costs: a 1 MiB f64 ring allreduce at 10 Gbit/s took 0.55 ms against 0.46 ms. Between 2
+  // costs: a 1 MiB f64 ring allreduce at 10 Gbit/s took 0.55 ms against 0.46 ms (over the
+  // emulated link's old 1.25 MB bucket, deeper than both messages). Between 2
   // and 64 nothing was measured; from 8 ranks the ring has 7 steps or more each way.
   constexpr int kTwoPiecesFromRanks = 8;
   if (!T.plan(eb, counts.data(), p, doubling ? Transport::kWholeVector : Transport::kRing,
