@@ -152,6 +152,29 @@ template <class T> void run_lp(const std::string& name, const std::vector<T>& in
   }
 }
 
+// Shape hints whose runs of one Lorenzo term set end everywhere (lorenzo.h, NdRuns): rows
+// shorter and longer than a chunk, extents of 1 and 2, planes beyond a chunk (the 3-D
+// cube never fits), chunks that start mid-row. A smooth field with a little noise, so
+// that residuals are small but not zero.
+template <class T> void nd_shapes() {
+  const size_t shapes[][3] = {{2, 3, 0},   {1, 500, 0},  {500, 1, 0}, {2, 2, 2},    {3, 1, 200},
+                              {7, 2, 150}, {40, 41, 0},  {1, 1, 777}, {9, 130, 17}, {3, 70, 90}};
+  for (const auto& d : shapes) {
+    const int nd = d[2] ? 3 : 2;
+    const size_t n = d[0] * d[1] * (nd == 3 ? d[2] : 1);
+    std::vector<double> v = random_normal(n, 5 + n, 0, 0.01);
+    for (size_t i = 0; i < n; ++i) v[i] += std::sin(0.05 * static_cast<double>(i % 97)) + 1e-3 * static_cast<double>(i);
+    const std::vector<T> in = cast<T>(v);
+    const std::string name = "nd_shape_" + std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    for (size_t cl : {size_t(0), size_t(32), size_t(96), size_t(1024)}) {
+      auto p = params(1e-3, ZCOLL_EB_ABS, cl, 2);
+      p.ndims = nd;
+      for (int k = 0; k < nd; ++k) p.dims[k] = d[k];
+      run(name, in, p);
+    }
+  }
+}
+
 template <class T> void synthetic() {
   const size_t dims3[3] = {8, 25, 30};
   run_set("normal", cast<T>(random_normal(6000, 1, 3, 2)), 3, dims3);
@@ -161,6 +184,7 @@ template <class T> void synthetic() {
   for (double eb : {1e-3, 0.75}) run("quantizer_edges", quantizer_edges<T>(eb, 3000), params(eb, ZCOLL_EB_ABS, 64, 2));
   run_lp("normal", cast<T>(random_normal(9002, 1, 3, 2)));
   for (auto& c : adversarial_cases<T>(9002)) run_lp(c.first, c.second);
+  nd_shapes<T>();
 }
 
 }  // namespace
