@@ -6,14 +6,18 @@
 # run (the benchmark's, plus rate_mbps, rate_measured_mbps, study, rep) to OUT.
 #
 #   bash bench/h5write/run_study.sh [--build build-mpich] [--out docs/h5write/results.jsonl]
-#        [--reps 3] [--rates "400 100"] [--only main|sweep|extra]
+#        [--reps 3] [--rates "400 100"] [--only main|sweep|extra] [--burst-bytes B] [--busy-wait]
 #
 # main:  raw, filter, predictive (reorder on/off), pipelined; REL 1e-3 and 1e-4; each rate.
 # sweep: 1-12 fields (the six inputs cyclically), 400 MB/s, REL 1e-4, 32 MiB per rank.
 # extra: predictive with extra space 1.0, 1.1, 1.25, 1.5; 400 MB/s, REL 1e-4.
+# With more ranks than cores a rank that waits yields its core, as in the netem studies
+# (bench/netem/README.md): MPICH gets BUILD/libzcoll_ucx_yield.so preloaded, Open MPI
+# mpi_yield_when_idle. Spinning there, the ranks that wait take the cores of those that
+# compress. --busy-wait leaves it out (every run before 2026-12-06 spun).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD=$ROOT/build-mpich OUT=$ROOT/docs/h5write/results.jsonl REPS=3 RATES="400 100" ONLY=""
+BUILD=$ROOT/build-mpich OUT=$ROOT/docs/h5write/results.jsonl REPS=3 RATES="400 100" ONLY="" BURST=() BUSY=0
 MNT=/var/tmp/zcoll-storage NP=4 MIB=64
 # The bucket must be the only limit: behind it, memory (3.3 GB/s through throttlefs by dd
 # here, against 0.9-1.7 GB/s and dips under sustained writes for this machine's disk).
@@ -25,6 +29,8 @@ while [ $# -gt 0 ]; do
     --reps) REPS=$2; shift 2 ;;
     --rates) RATES=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
+    --burst-bytes) BURST=(--burst-bytes "$2"); shift 2 ;;
+    --busy-wait) BUSY=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -36,10 +42,20 @@ INPUTS=()
 for f in "$DATA"/*.f32 "$DATA"/*.f64; do INPUTS+=(--input "$f"); done
 mkdir -p "$(dirname "$OUT")"
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
+YIELD=() YIELDS=false
+if [ "$BUSY" = 0 ] && [ "$NP" -gt "$(nproc)" ]; then
+  YIELDS=true
+  if grep -qi '^MPI_C_COMPILER:.*mpich' "$BUILD/CMakeCache.txt"; then
+    [ -f "$BUILD/libzcoll_ucx_yield.so" ] || { echo "$BUILD/libzcoll_ucx_yield.so not built (a build with tests or apps has it), or pass --busy-wait" >&2; exit 2; }
+    YIELD=(-genv LD_PRELOAD "$BUILD/libzcoll_ucx_yield.so")
+  else
+    YIELD=(--mca mpi_yield_when_idle 1)
+  fi
+fi
 
 mount_rate() {  # mount_rate R: (re)mount at R MB/s; prints the dd-measured rate
   bash "$ROOT/bench/storage/mount.sh" --unmount "$MNT" >/dev/null 2>&1 || true
-  bash "$ROOT/bench/storage/mount.sh" --rate-mbps "$1" --backing "$BACKING" "$MNT" | tee /dev/stderr |
+  bash "$ROOT/bench/storage/mount.sh" --rate-mbps "$1" "${BURST[@]}" --backing "$BACKING" "$MNT" | tee /dev/stderr |
     sed -n 's/.* requested, \([0-9.]*\) MB\/s measured.*/\1/p' | tail -1
 }
 
@@ -47,13 +63,14 @@ run() {  # run STUDY REP RATE MEASURED ARGS...: one benchmark run, its JSON appe
   local study=$1 rep=$2 rate=$3 measured=$4
   shift 4
   local line
-  line=$(timeout 600 "$MPIEXEC" -n $NP "$BENCH" h5write "$@" --out "$MNT/study.h5" --threads 1 --json) || {
+  line=$(timeout 600 "$MPIEXEC" "${YIELD[@]}" -n $NP "$BENCH" h5write "$@" --out "$MNT/study.h5" --threads 1 --json) || {
     echo "run failed: $*" >&2; return 1; }
-  python3 - "$study" "$rep" "$rate" "$measured" "$line" >> "$OUT" <<'PY'
+  python3 - "$study" "$rep" "$rate" "$measured" "$YIELDS" "$line" >> "$OUT" <<'PY'
 import json, sys
-study, rep, rate, measured, line = sys.argv[1:]
+study, rep, rate, measured, yields, line = sys.argv[1:]
 d = json.loads(line)
-d.update(study=study, rep=int(rep), rate_mbps=float(rate), rate_measured_mbps=float(measured))
+d.update(study=study, rep=int(rep), rate_mbps=float(rate), rate_measured_mbps=float(measured),
+         waiting_ranks_yield=yields == "true")
 print(json.dumps(d))
 PY
   python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f\"{d['mode']:>10} fields {d['fields']:>2} {d['eb_mode']} {d['eb']:g} time {d['time_s']:.3f} s ratio {d['ratio']:.2f} max_err/eb {d['max_err_over_eb']:.4f}\")" "$line" >&2

@@ -35,7 +35,7 @@ options:
                        for a mount (0: unthrottled, no check)
   --read-rate-mbps R2  read rate (default: reads unthrottled)
   --capacity-bytes C   report ENOSPC beyond C bytes of files (K/M/G suffixes: 1024-based)
-  --burst-bytes B      bucket depth (default: 1/20 s at R, at least 1 MiB)
+  --burst-bytes B      bucket depth (default: 1 MiB)
   --backing DIR        backing directory on a real disk (default $BACKING)
   --check-mib N        MiB written by the check (default: max(2 s at R, 64 MiB))
   --tolerance PCT      allowed deviation of the measured rate, percent (default $TOL)

@@ -208,11 +208,11 @@ if tfs_mount --rate-mbps "$RATE"; then
   done
   for p in "${dpids[@]}"; do wait "$p" || fail "throttled dd writer exited $?"; done
   t1=$(now)
-  # expected: 4 x 8 MiB at RATE, less the burst (1/20 s at RATE, at least 1 MiB)
+  # expected: 4 x 8 MiB at RATE, less the burst (1 MiB)
   verdict=$(cat "$T/local/time"{0,1,2,3} | awk -v t0="$t0" -v t1="$t1" -v r="$RATE" '
     { d = $2 - $1; if (min == "" || d < min) min = d }
     END {
-      burst = r * 1e6 / 20; if (burst < 1048576) burst = 1048576
+      burst = 1048576
       want = (4 * 8 * 1048576 - burst) / (r * 1e6); tot = t1 - t0
       ok = tot >= 0.9 * want && tot <= 1.6 * want && min >= 0.75 * tot
       printf "%d total %.2f s for 4 x 8 MiB at %g MB/s (expected %.2f s), shortest writer %.2f s\n",

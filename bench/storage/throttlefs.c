@@ -11,7 +11,7 @@
  *   --read-rate-mbps R2  read bandwidth, a second bucket; absent: reads are unthrottled
  *                        (reads served from the kernel's page cache of the mount never reach
  *                        throttlefs; mount with -o direct_io to charge every read)
- *   --burst-bytes B      bucket depth; default 1/20 s worth of the rate, at least 1 MiB
+ *   --burst-bytes B      bucket depth; default 1 MiB
  *   --capacity-bytes C   writes, fallocate and truncate that would take the sum of the sizes
  *                        of the regular files under the mount above C fail with ENOSPC;
  *                        statfs reports a file system of C bytes
@@ -60,7 +60,10 @@
 #include <unistd.h>
 
 #define PIECE_BYTES ((size_t)256 << 10)
-#define MIN_BURST ((double)(1 << 20))
+/* The default bucket: about what a storage device's write cache absorbs. Deeper, a writer that
+ * idles between bursts (compressing the next field) banks the idle time and then writes above
+ * the rate: at 400 MB/s a depth of 1/20 s let 20 MB of each burst through at once. */
+#define DEFAULT_BURST ((double)(1 << 20))
 
 /* ------------------------------------------------------------------ token bucket */
 
@@ -730,8 +733,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 2; k++) {
     struct bucket *b = k ? &S.rbucket : &S.wbucket;
     if (b->rate <= 0) continue;
-    double depth = burst > 0 ? (double)burst : b->rate / 20.0;
-    if (burst <= 0 && depth < MIN_BURST) depth = MIN_BURST;
+    const double depth = burst > 0 ? (double)burst : DEFAULT_BURST;
     b->burst_s = depth / b->rate;
   }
   if (cap_on()) S.used = recount_used();
