@@ -153,8 +153,8 @@ template <class T> void run_lp(const std::string& name, const std::vector<T>& in
 }
 
 // Shape hints whose runs of one Lorenzo term set end everywhere (lorenzo.h, NdRuns): rows
-// shorter and longer than a chunk, extents of 1 and 2, planes beyond a chunk (the 3-D
-// cube never fits), chunks that start mid-row. A smooth field with a little noise, so
+// shorter and longer than a chunk, extents of 1 and 2, planes longer than the short chunks
+// (where the 3-D cube never fits), chunks that start mid-row. A smooth field with a little noise, so
 // that residuals are small but not zero.
 template <class T> void nd_shapes() {
   const size_t shapes[][3] = {{2, 3, 0},   {1, 500, 0},  {500, 1, 0}, {2, 2, 2},    {3, 1, 200},
