@@ -220,20 +220,6 @@ uint8_t* emit_block(const uint32_t* mags, uint32_t signs, unsigned b, unsigned n
   return emit_exact(exact_mask, x, p);
 }
 
-// A block from its signed residuals.
-template <class T>
-uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T* x, bool alt, uint8_t* p) {
-  uint32_t mags[kBlock];
-  uint32_t any = 0, signs = 0;
-  for (unsigned i = 0; i < n; ++i) {
-    const uint32_t u = static_cast<uint32_t>(r[i]);
-    mags[i] = magnitude(u);
-    any |= mags[i];
-    signs |= (u >> 31) << i;
-  }
-  return emit_block(mags, signs, bit_length(any), n, exact_mask, x, alt, p);
-}
-
 // ------------------------------------------------------------------ reading
 
 // One block's header and residuals; advances p. False if the block is malformed.
@@ -349,5 +335,34 @@ struct RegBlock {
   return true;
 }
 #endif
+
+// A block from its signed residuals. (The shape-aware predictor's blocks come here: a full
+// block takes the vector path, as the 1-D encoder's do, for the same bytes.)
+template <class T>
+uint8_t* encode_block(const int32_t* r, unsigned n, uint32_t exact_mask, const T* x, bool alt, uint8_t* p) {
+#if defined(__AVX2__)
+  if (n == kBlock) {
+    __m256i m[4];
+    __m256i any = _mm256_setzero_si256();
+    uint32_t signs = 0;
+    for (unsigned g = 0; g < 4; ++g) {
+      const __m256i v = load_q8(r + 8 * g);
+      m[g] = _mm256_abs_epi32(v);  // |INT32_MIN| stays 2^31 unsigned, as magnitude() has it
+      any = _mm256_or_si256(any, m[g]);
+      signs |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(v))) << (8 * g);
+    }
+    return emit_block_avx2(m, signs, bit_length(hreduce_or(any)), exact_mask, x, alt, p);
+  }
+#endif
+  uint32_t mags[kBlock];
+  uint32_t any = 0, signs = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const uint32_t u = static_cast<uint32_t>(r[i]);
+    mags[i] = magnitude(u);
+    any |= mags[i];
+    signs |= (u >> 31) << i;
+  }
+  return emit_block(mags, signs, bit_length(any), n, exact_mask, x, alt, p);
+}
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA
