@@ -52,6 +52,16 @@ inline uint32_t hreduce(__m256i v, Op op) {
 }
 inline uint32_t hreduce_add(__m256i v) { return hreduce(v, [](__m128i a, __m128i b) { return _mm_add_epi32(a, b); }); }
 inline uint32_t hreduce_or(__m256i v) { return hreduce(v, [](__m128i a, __m128i b) { return _mm_or_si128(a, b); }); }
+
+// Inclusive prefix sums of the eight lanes (mod 2^32, as the scalar running sums).
+inline __m256i prefix8(__m256i v) {
+  v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+  v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+  const __m256i t = _mm256_shuffle_epi32(v, 0xff);
+  return _mm256_add_epi32(v, _mm256_permute2x128_si256(t, t, 0x08));
+}
+// Lane 7 of v in every lane.
+inline __m256i last_lane(__m256i v) { return _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7)); }
 #endif
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA
