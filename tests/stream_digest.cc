@@ -172,6 +172,21 @@ template <class T> void nd_shapes() {
       for (int k = 0; k < nd; ++k) p.dims[k] = d[k];
       run(name, in, p);
     }
+    // Wide integers (|q| up to 1e8, beyond float's exact 2^24), values stored exactly
+    // (spikes beyond the quantizer's range, float rounding, NaN and Inf) amid the runs.
+    std::vector<T> wide(n);
+    for (size_t i = 0; i < n; ++i) {
+      double x = 2e4 * std::cos(0.1 * static_cast<double>(i)) + v[i];
+      if (i % 13 == 0) x = 1e9;
+      wide[i] = static_cast<T>(x);
+      if (i % 101 == 5) wide[i] = i % 2 ? std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::infinity();
+    }
+    for (size_t cl : {size_t(0), size_t(96)}) {
+      auto p = params(1e-4, ZCOLL_EB_ABS, cl, 2);
+      p.ndims = nd;
+      for (int k = 0; k < nd; ++k) p.dims[k] = d[k];
+      run("nd_wide_" + name.substr(9), wide, p);
+    }
   }
 }
 
