@@ -162,8 +162,10 @@ inline void nd_residuals(const int32_t* qs, size_t n, size_t begin, const ChunkG
   });
 }
 
-// The inverse: integers from residuals.
-inline void nd_rebuild(const int32_t* rs, size_t n, size_t begin, const ChunkGeometry& g, int32_t* qs) {
+// The inverse: integers from residuals; then done(i, len) for each run, while its
+// integers are in cache.
+template <class Done>
+inline void nd_rebuild(const int32_t* rs, size_t n, size_t begin, const ChunkGeometry& g, int32_t* qs, Done&& done) {
   const uint32_t* r = reinterpret_cast<const uint32_t*>(rs);
   uint32_t* q = reinterpret_cast<uint32_t*>(qs);
   for_each_run(g, begin, n, [&](size_t i, size_t len, const LorenzoTerms& t) {
@@ -178,6 +180,7 @@ inline void nd_rebuild(const int32_t* rs, size_t n, size_t begin, const ChunkGeo
         if constexpr (decltype(p)::value > 0) rebuild_run<decltype(p)::value, decltype(m)::value>(r, i, len, t, q);
       });
     }
+    done(i, len);
   });
 }
 
