@@ -91,12 +91,10 @@ bool decode_chunk(const uint8_t* in, size_t bytes, const uint8_t* buffer_end, si
   }
   if (p != end) return false;
   if (g.ndims > 1) {
-    if (qout) {
-      nd_rebuild(r, n, begin, g, qout, [](size_t, size_t) {});
-    } else {
-      const int32_t* q = s.q;
-      nd_rebuild(r, n, begin, g, s.q, [&](size_t i, size_t len) { dequantize_run(q + i, len, g, out + i); });
-    }
+    int32_t* q = qout ? qout : s.q;
+    nd_rebuild(r, n, begin, g, q, [&](size_t i, size_t len) {
+      if (!qout) dequantize_run(q + i, len, g, out + i);
+    });
   }
   for (size_t blk = 0; blk < nblocks; ++blk) copy_exact(s.exact[blk], s.exact_src[blk], out + blk * kBlock);
   return true;
