@@ -165,13 +165,14 @@ template <class T> void nd_shapes() {
     std::vector<double> v = random_normal(n, 5 + n, 0, 0.01);
     for (size_t i = 0; i < n; ++i) v[i] += std::sin(0.05 * static_cast<double>(i % 97)) + 1e-3 * static_cast<double>(i);
     const std::vector<T> in = cast<T>(v);
-    const std::string name = "nd_shape_" + std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-    for (size_t cl : {size_t(0), size_t(32), size_t(96), size_t(1024)}) {
-      auto p = params(1e-3, ZCOLL_EB_ABS, cl, 2);
+    const std::string shape = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    auto hinted = [&](double eb, size_t chunk_len) {
+      auto p = params(eb, ZCOLL_EB_ABS, chunk_len, 2);
       p.ndims = nd;
       for (int k = 0; k < nd; ++k) p.dims[k] = d[k];
-      run(name, in, p);
-    }
+      return p;
+    };
+    for (size_t cl : {size_t(0), size_t(32), size_t(96), size_t(1024)}) run("nd_shape_" + shape, in, hinted(1e-3, cl));
     // Wide integers (|q| up to 1e8, beyond float's exact 2^24), values stored exactly
     // (spikes beyond the quantizer's range, float rounding, NaN and Inf) amid the runs.
     std::vector<T> wide(n);
@@ -181,12 +182,7 @@ template <class T> void nd_shapes() {
       wide[i] = static_cast<T>(x);
       if (i % 101 == 5) wide[i] = i % 2 ? std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::infinity();
     }
-    for (size_t cl : {size_t(0), size_t(96)}) {
-      auto p = params(1e-4, ZCOLL_EB_ABS, cl, 2);
-      p.ndims = nd;
-      for (int k = 0; k < nd; ++k) p.dims[k] = d[k];
-      run("nd_wide_" + name.substr(9), wide, p);
-    }
+    for (size_t cl : {size_t(0), size_t(96)}) run("nd_wide_" + shape, wide, hinted(1e-4, cl));
   }
 }
 
