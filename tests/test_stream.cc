@@ -2,6 +2,8 @@
 // single chunks on their own, misaligned pointers.
 #include "test_util.h"
 
+#include "codec/container.h"
+
 using namespace zt;
 
 namespace {
@@ -279,4 +281,41 @@ TYPED_TEST(Stream, RepeatedCallsDeterministic) {
   ASSERT_EQ(b1.rc, 0);
   ASSERT_EQ(a2.rc, 0);
   EXPECT_TRUE(a1.stream == a2.stream);
+}
+
+// Every chunk's index entry holds the container's checksum of its bytes (codec::checksum,
+// the scalar reference), whichever kernels wrote it (AVX2 where the CPU has it, four
+// words at a time): encoded and raw chunks, with every count of bytes past the last whole
+// word (0-7) and of words past the last group of four (0-3) among them.
+TYPED_TEST(Stream, ChunkChecksumsAreTheContainers) {
+  using T = TypeParam;
+  namespace zc = zcoll::codec;
+  size_t chunks = 0;
+  unsigned bytes_past_word = 0, words_past_group = 0;  // bit masks of what was covered
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(31), size_t(97), size_t(20000)}) {
+      const std::vector<T> ins[] = {cast<T>(random_normal(n, seed, 0, 1 + 3 * static_cast<double>(seed))),
+                                    random_finite_bits<T>(n, seed)};
+      for (const auto& in : ins) for (double eb : {1e-1, 1e-3, 1e-6}) {
+        Compressed c = compress(params(eb, ZCOLL_EB_ABS, 32), in);
+        ASSERT_EQ(c.rc, 0);
+        const uint8_t* p = c.stream.data();
+        const size_t nchunks = zc::load_u32(p + zc::header_offset::kNchunks);
+        size_t pos = zc::kHeaderBytes + nchunks * zc::kIndexEntryBytes;
+        for (size_t k = 0; k < nchunks; ++k) {
+          const uint8_t* entry = p + zc::kHeaderBytes + k * zc::kIndexEntryBytes;
+          const size_t len = zc::load_u32(entry) & ~zc::kRawChunkFlag;
+          ASSERT_LE(pos + len, c.stream.size());
+          ASSERT_EQ(zc::load_u32(entry + 4), zc::checksum(p + pos, len)) << "n " << n << " chunk " << k << " of " << len << " bytes";
+          bytes_past_word |= 1u << (len % 8);
+          words_past_group |= 1u << (len / 8 % 4);
+          pos += len;
+          ++chunks;
+        }
+      }
+    }
+  }
+  EXPECT_GT(chunks, 10000u);
+  EXPECT_EQ(bytes_past_word, 0xffu);
+  EXPECT_EQ(words_past_group, 0xfu);
 }

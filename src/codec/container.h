@@ -72,29 +72,40 @@ inline uint64_t load_u64(const uint8_t* p) { return load<uint64_t>(p); }
 
 // A 32-bit checksum that sums an invertible mix of each 8-byte word and its position.
 // Every single-bit flip changes the 64-bit sum, and the sum splits into independent
-// partial sums, so a GPU can compute it with a plain parallel reduction.
+// partial sums, so a GPU can compute it with a plain parallel reduction (and AVX2 four
+// words at a time: the kernel table's `checksum`, which the chunks' entries use).
+namespace checksum_parts {
+inline constexpr uint64_t kPos = 0x9E3779B97F4A7C15ull, kMul = 0xD6E8FEB86659FD93ull;
+inline uint64_t mix(uint64_t w, uint64_t i) {
+  const uint64_t m = (w ^ (i * kPos)) * kMul;
+  return m ^ (m >> 29);
+}
+// The checksum of the n bytes at p, given `sum`, the mixes of its first `words` words
+// added up: the words after them, the bytes after the last whole word, the fold.
+inline uint32_t finish(const uint8_t* p, size_t n, uint64_t seed, size_t words, uint64_t sum) {
+  uint64_t h = sum + (seed ^ (n * kMul));
+  size_t i = words;
+  for (; i < n / 8; ++i) h += mix(load_u64(p + 8 * i), i);
+  if (n % 8) {
+    uint64_t w = 0;
+    std::memcpy(&w, p + 8 * i, n % 8);
+    h += mix(w, i);
+  }
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+}  // namespace checksum_parts
+
 inline uint32_t checksum(const uint8_t* p, size_t n, uint64_t seed = 0) {
-  constexpr uint64_t kPos = 0x9E3779B97F4A7C15ull, kMul = 0xD6E8FEB86659FD93ull;
-  auto mix = [&](uint64_t w, uint64_t i) {
-    uint64_t m = (w ^ (i * kPos)) * kMul;
-    return m ^ (m >> 29);
-  };
-  uint64_t h0 = seed ^ (n * kMul), h1 = 0, h2 = 0, h3 = 0;
-  size_t words = n / 8, i = 0;
-  for (; i + 4 <= words; i += 4) {
+  using checksum_parts::mix;
+  uint64_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n / 8; i += 4) {
     h0 += mix(load_u64(p + 8 * i), i);
     h1 += mix(load_u64(p + 8 * i + 8), i + 1);
     h2 += mix(load_u64(p + 8 * i + 16), i + 2);
     h3 += mix(load_u64(p + 8 * i + 24), i + 3);
   }
-  for (; i < words; ++i) h0 += mix(load_u64(p + 8 * i), i);
-  if (n % 8) {
-    uint64_t w = 0;
-    std::memcpy(&w, p + 8 * words, n % 8);
-    h0 += mix(w, words);
-  }
-  uint64_t h = h0 + h1 + h2 + h3;
-  return static_cast<uint32_t>(h ^ (h >> 32));
+  return checksum_parts::finish(p, n, seed, i, h0 + h1 + h2 + h3);
 }
 
 // The header's checksum: the header fields before it, and the whole index.

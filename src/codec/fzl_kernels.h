@@ -38,6 +38,8 @@ struct Kernels {
   codec::EncodeFn<double> lpbyte_encode_f64;
   codec::EncodeFn<float> lpbit_encode_f32;
   codec::EncodeFn<double> lpbit_encode_f64;
+  // codec::checksum (container.h), the same value; what a chunk's index entry holds.
+  uint32_t (*checksum)(const uint8_t* p, size_t n, uint64_t seed);
 };
 
 const Kernels& generic_kernels();

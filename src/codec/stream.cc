@@ -106,7 +106,7 @@ int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, b
   if (bytes > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
   if (target != dst) std::memcpy(dst, target, bytes);
   store_u32(idx, static_cast<uint32_t>(bytes) | (raw ? kRawChunkFlag : 0u));
-  store_u32(idx + 4, checksum(dst, bytes));
+  store_u32(idx + 4, fzl::select_kernels().checksum(dst, bytes, 0));
   return ZCOLL_SUCCESS;
 }
 
@@ -487,7 +487,7 @@ int Reader::chunk_ref(size_t k, ChunkRef* ref) const {
   const uint8_t* src = in_ + offset_[k];
   const size_t len = offset_[k + 1] - offset_[k];
   const uint8_t* entry = in_ + plan_.entry_offset(k);
-  if (checksum(src, len) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
+  if (fzl::select_kernels().checksum(src, len, 0) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
   *ref = ChunkRef{src, len, (load_u32(entry) & kRawChunkFlag) != 0, in_ + size_};
   return ZCOLL_SUCCESS;
 }

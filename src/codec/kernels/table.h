@@ -1,5 +1,6 @@
 // The kernel table of one ISA: what an ISA's translation unit hands to select_kernels.
 #pragma once
+#include "codec/kernels/checksum.h"
 #include "codec/kernels/combine.h"
 #include "codec/kernels/lpbit.h"
 #include "codec/kernels/lpbyte.h"
@@ -22,7 +23,8 @@ inline constexpr Kernels kernel_table(const char* name) {
           combine_chunk<float>, combine_chunk<double>,
           fold_chunk<float>,    fold_chunk<double>,
           lpbyte::encode<float>, lpbyte::encode<double>,
-          lpbit::encode<float>,  lpbit::encode<double>};
+          lpbit::encode<float>,  lpbit::encode<double>,
+          chunk_checksum};
 }
 
 }  // namespace zcoll::fzl::ZCOLL_KERNELS_ISA
