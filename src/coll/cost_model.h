@@ -78,9 +78,13 @@ struct ModelState {
   // A periodic re-check (recheck() says which) that ran faster than the path chosen was
   // predicted to run is run once more at the next call, which the fast path leaves to decide()
   // (path + 1; 0: none): one fast run alone does not move the second lowest of five.
-  // recheck_bar: that prediction, while the re-check is being learned.
+  // recheck_bar: that prediction, while the re-check is being learned. A schedule re-checked
+  // while plain MPI holds the choice runs cold; one that missed the bar by little runs once
+  // more at the next call, judged by the bar again (judge_again; cost_model.cc, learn()).
   int confirm[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
+  bool judge_again[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   double recheck_bar = 0;
+  bool recheck_cold = false;  // the re-check being learned followed plain calls
   int last_ran[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};  // `decided` at its last run
   // Periodic re-checks of each path since the path chosen last changed (chosen: that path +
   // 1, at the last decided call); after k of them a path is re-checked at one in 2^k of its
@@ -109,6 +113,10 @@ struct ModelState {
   // 0: none): whether a plain stretch followed a schedule that had slowed (cost_model.cc).
   int stretch_after[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   double fastest_run[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
+  // Every path's fastest run right after a run of its own here (s; 0: none), and whether the
+  // last decided call was one.
+  double fastest_warm[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
+  bool last_warm = false;
   double fast_seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kFastSeen] = {};
   int fast_seen_n[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   int fast_collective = -1, fast_size = 0;  // the fast-path call under way, and its model

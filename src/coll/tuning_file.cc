@@ -20,7 +20,7 @@ namespace zcoll::coll {
 namespace {
 
 // Bump with any change to what a record means; sizeof(ModelState) is in the key as well.
-constexpr uint64_t kFormat = 3;
+constexpr uint64_t kFormat = 4;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
 // A file larger than this is not a tuning file zcoll wrote (a record is about 120 KB).
 constexpr long kMaxFileBytes = 64l << 20;
@@ -151,8 +151,11 @@ void forget_calls_in_flight(ModelState& s) {
   s.last_time = s.last_overhead = 0;
   s.last_deferred = false;
   s.recheck_bar = 0;
+  s.recheck_cold = s.last_warm = false;
   for (auto& per_collective : s.confirm)
     for (int& k : per_collective) k = 0;
+  for (auto& per_collective : s.judge_again)
+    for (bool& k : per_collective) k = false;
   // A plain stretch starts anew: its periodic agreements (the 4th, 8th, 16th call) check
   // plain MPI's figures in this run's conditions.
   for (auto& per_collective : s.fast_calls)

@@ -186,7 +186,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
 // Member by member: a whole-struct memcmp would also compare padding, whose bytes a copy need
 // not keep (it failed under the sanitizers' build, where the Release build happened to pass).
 // When ModelState changes, list the new member here and bump tuning_file.cc's kFormat.
-static_assert(sizeof(zc::ModelState) == 119488, "ModelState changed: update same_state and kFormat");
+static_assert(sizeof(zc::ModelState) == 125192, "ModelState changed: update same_state and kFormat");
 bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   bool ok = true;
 #define ZCOLL_SAME(m) ok = ok && std::memcmp(&a.m, &b.m, sizeof a.m) == 0
@@ -205,7 +205,9 @@ bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   ZCOLL_SAME(decided);
   ZCOLL_SAME(skipped);
   ZCOLL_SAME(confirm);
+  ZCOLL_SAME(judge_again);
   ZCOLL_SAME(recheck_bar);
+  ZCOLL_SAME(recheck_cold);
   ZCOLL_SAME(last_ran);
   ZCOLL_SAME(rechecks);
   ZCOLL_SAME(chosen);
@@ -229,6 +231,8 @@ bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   ZCOLL_SAME(fast_model);
   ZCOLL_SAME(stretch_after);
   ZCOLL_SAME(fastest_run);
+  ZCOLL_SAME(fastest_warm);
+  ZCOLL_SAME(last_warm);
   ZCOLL_SAME(overhead);
   ZCOLL_SAME(overhead_runs);
   ZCOLL_SAME(own_range);
