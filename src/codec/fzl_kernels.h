@@ -47,13 +47,23 @@ const Kernels* avx2_kernels();  // nullptr when not compiled in
 // AVX2 when the CPU has it, unless the environment says ZCOLL_ISA=generic.
 const Kernels& select_kernels();
 
-// Selected<&Kernels::f>::call: entry f of the table that select_kernels picks at the time
-// of each call (the chunk codecs' encoders and decoders).
+// Selected<&Kernels::f>::call: entry f of the table that the stream operation picked, which
+// its chunk geometry carries (the chunk codecs' encoders and decoders, whose arguments
+// include it).
 template <auto F>
 struct Selected;
 template <class R, class... A, R (*Kernels::*F)(A...)>
 struct Selected<F> {
-  static R call(A... a) { return (select_kernels().*F)(a...); }
+  static R call(A... a) {
+    const codec::ChunkGeometry* g = nullptr;
+    ((g = g ? g : geometry_in(a)), ...);
+    return ((g && g->kernels ? *g->kernels : select_kernels()).*F)(a...);
+  }
+
+ private:
+  static const codec::ChunkGeometry* geometry_in(const codec::ChunkGeometry& g) { return &g; }
+  template <class X>
+  static const codec::ChunkGeometry* geometry_in(const X&) { return nullptr; }
 };
 
 }  // namespace zcoll::fzl

@@ -97,16 +97,18 @@ ChunkGeometry geometry(zcoll_dtype dtype, double eb, int ndims, const size_t* di
   }
   g.ndims = ndims;
   for (int d = 0; d < 3; ++d) g.extent[d] = dims[d];
+  g.kernels = &fzl::select_kernels();
   return g;
 }
 
 // Finishes a chunk: `bytes` produced at target (dst itself, or staging when dst had less
 // room than the worst case) are moved into dst, and idx receives the chunk's index entry.
-int place_chunk(uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw, uint8_t* idx) {
+int place_chunk(const Plan& plan, uint8_t* dst, size_t cap, const uint8_t* target, size_t bytes, bool raw,
+                uint8_t* idx) {
   if (bytes > cap) return ZCOLL_ERR_BUFFER_TOO_SMALL;
   if (target != dst) std::memcpy(dst, target, bytes);
   store_u32(idx, static_cast<uint32_t>(bytes) | (raw ? kRawChunkFlag : 0u));
-  store_u32(idx + 4, fzl::select_kernels().checksum(dst, bytes, 0));
+  store_u32(idx + 4, plan.geom.kernels->checksum(dst, bytes, 0));
   return ZCOLL_SUCCESS;
 }
 
@@ -124,8 +126,8 @@ int put_chunk(const Plan& plan, size_t k, const uint8_t* in, uint8_t* dst, size_
   const size_t len = plan.dtype == ZCOLL_FLOAT32
       ? codec.encode_f32(reinterpret_cast<const float*>(src), n, begin, plan.geom, s, target)
       : codec.encode_f64(reinterpret_cast<const double*>(src), n, begin, plan.geom, s, target);
-  if (len < raw) return place_chunk(dst, cap, target, len, false, idx);
-  return place_chunk(dst, cap, src, raw, true, idx);
+  if (len < raw) return place_chunk(plan, dst, cap, target, len, false, idx);
+  return place_chunk(plan, dst, cap, src, raw, true, idx);
 }
 
 void write_header(const Plan& plan, uint8_t* out) {
@@ -310,7 +312,7 @@ int combine_into(const Plan& plan, size_t k, uint8_t* dst, size_t cap, uint8_t* 
   bool raw = false;
   const size_t bytes = combine(s, target, &raw);
   if (!bytes) return ZCOLL_ERR_CORRUPT;
-  return place_chunk(dst, cap, target, bytes, raw, idx);
+  return place_chunk(plan, dst, cap, target, bytes, raw, idx);
 }
 }  // namespace
 
@@ -487,7 +489,7 @@ int Reader::chunk_ref(size_t k, ChunkRef* ref) const {
   const uint8_t* src = in_ + offset_[k];
   const size_t len = offset_[k + 1] - offset_[k];
   const uint8_t* entry = in_ + plan_.entry_offset(k);
-  if (fzl::select_kernels().checksum(src, len, 0) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
+  if (plan_.geom.kernels->checksum(src, len, 0) != load_u32(entry + 4)) return ZCOLL_ERR_CORRUPT;
   *ref = ChunkRef{src, len, (load_u32(entry) & kRawChunkFlag) != 0, in_ + size_};
   return ZCOLL_SUCCESS;
 }
@@ -609,7 +611,7 @@ int combine(int op, const void* a, size_t a_size, const void* b, size_t b_size, 
   if (pa.dtype != pb.dtype || pa.count != pb.count || std::memcmp(&pa.geom.eb, &pb.geom.eb, sizeof(double)) != 0 ||
       pa.chunk_len != pb.chunk_len || pa.ndims != pb.ndims || !std::equal(pa.dims, pa.dims + 3, pb.dims))
     return ZCOLL_ERR_MISMATCH;
-  const fzl::Kernels& kern = fzl::select_kernels();
+  const fzl::Kernels& kern = *pa.geom.kernels;
   return assemble(pa, thread_count(threads, pa.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
                     ChunkRef ca, cb;
@@ -635,7 +637,7 @@ int combine_values(int op, const void* values, size_t count, int dtype, const vo
   const Plan& pb = rb.plan();
   if (!pb.codec->chunk->homomorphic) return ZCOLL_ERR_CODEC;
   if (pb.dtype != dtype || pb.count != count) return ZCOLL_ERR_MISMATCH;
-  const fzl::Kernels& kern = fzl::select_kernels();
+  const fzl::Kernels& kern = *pb.geom.kernels;
   const uint8_t* x = static_cast<const uint8_t*>(values);
   return assemble(pb, thread_count(threads, pb.nchunks), out, out_cap, out_size,
                   [&](size_t k, uint8_t* dst, size_t cap, uint8_t* idx) {
