@@ -1,5 +1,5 @@
 // fzl as a chunk codec (its block format is fzl_format.h): the kernels of the ISA that
-// select_kernels picks at the time of each call.
+// select_kernels picked for the stream operation (ChunkGeometry::kernels).
 #include <cstdlib>
 #include <cstring>
 
@@ -17,7 +17,8 @@ const Kernels& select_kernels() {
     (void)avx2;
     return &generic_kernels();
   }();
-  // Read on every call (cheap next to a chunk) so tests can compare ISAs in one process.
+  // Read at every call, once per stream operation (stream.cc, geometry()), so that tests can
+  // compare ISAs in one process.
   const char* isa = std::getenv("ZCOLL_ISA");
   if (isa && std::strcmp(isa, "generic") == 0) return generic_kernels();
   return *best;
