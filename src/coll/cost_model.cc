@@ -1174,9 +1174,9 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
 }
 
 // A path run only once here and predicted close to the path chosen (plain MPI within 2x, a
-// schedule within 1.25x, or a schedule that would beat the chosen path at its bare model,
-// or at the chosen schedule's factor where that is below 1) runs once more, plain MPI
-// first. Its one run may have been cold: the communicator's first call (first-touch pages,
+// schedule within 1.25x, or a path that would beat the chosen one at its bare model, a
+// schedule also at the chosen schedule's factor where that is below 1) runs once more, plain
+// MPI first. Its one run may have been cold: the communicator's first call (first-touch pages,
 // a TCP connection idle since set-up) or the schedule's first (its buffers), and a factor
 // learned from it alone can be 2x too high, or 19x (a 1 MiB bcast's first call at 1 Gbit/s:
 // 14.7 ms against 0.78 ms after), with nothing to run the path again before the next
@@ -1191,7 +1191,11 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
 // Plain MPI counts as run once until its third run: its first two come together (the
 // communicator's first call and the next, learned at once above), and both can be cold. On
 // a 16-core node a 16 MiB bcast's plain MPI took 9.1 and 7.7 ms in them, 3.8 ms after; the
-// binomial tree, 3.9-4.4 ms, then held every call. A third run faster than the chosen path
+// binomial tree, 3.9-4.4 ms, then held every call. Under load on shared memory a 2-rank
+// allreduce's plain MPI took 4-6 ms in the communicator's first call and 0.6-1.0 ms after,
+// the ring 1.1-1.4 ms, and the ring held every later call (7 of 40 runs of test
+// mpi_image_stacking_auto_np2 with one core kept busy; plain MPI's bare model, a fraction of
+// the ring's time, now runs it again). A third run faster than the chosen path
 // is predicted to run is confirmed as a re-check's is: one fast run of three does not move
 // the factor (the faster of the cold two), a second does.
 void run_again(ModelState& s, int collective, int size, int chosen, const Predictions& p, Decision* d) {
@@ -1201,7 +1205,8 @@ void run_again(ModelState& s, int collective, int size, int chosen, const Predic
   for (int path = 0; path < ModelState::kPaths && again != 0; ++path)
     if (path != chosen && p.model[path] > 0 && runs[path] >= 1 && runs[path] <= (path ? 1 : 2) &&
         (p.pred[path] < (path ? 1.25 : 2.0) * p.pred[chosen] ||
-         (path && p.model[path] * (chosen ? std::min(f[chosen], 1.0) : 1.0) + p.agreement < p.pred[chosen])) &&
+         (path && p.model[path] * (chosen ? std::min(f[chosen], 1.0) : 1.0) + p.agreement < p.pred[chosen]) ||
+         (!path && p.model[0] < p.pred[chosen])) &&
         (again < 0 || p.pred[path] < p.pred[again]))
       again = path;
   if (again >= 0) run_path(d, again);
