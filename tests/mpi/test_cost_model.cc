@@ -753,7 +753,7 @@ TEST(CostModel, RecheckAfterPlainCallsIsJudgedWarm) {
   s.series[ZCOLL_ALGO_RING] = ring;
   s.series[ZCOLL_ALGO_BRUCK] = bruck;
   for (int i = 0; i < 100; ++i) s.call(ZCOLL_COLL_ALLGATHER, kMiB);
-  EXPECT_GE(100 - s.runs_of(0, 40), 50) << s.trace();
+  EXPECT_LE(s.runs_of(0, 40), 10) << "the schedules must hold at least 50 of calls 41-100: " << s.trace();
 }
 
 // The price of that second run where the schedule is slower warm too (Bruck 1.05x plain MPI,
