@@ -45,7 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$MNT" "$T/backing"
-h5pcc.mpich -O2 -o "$T/phdf5_rate" "$HERE/phdf5_rate.c"
+# h5pcc compiles in the working directory and leaves its .o there
+(cd "$T" && h5pcc.mpich -O2 -o phdf5_rate "$HERE/phdf5_rate.c")
 bash "$HERE/mount.sh" --rate-mbps "$RATE" --backing "$T/backing" "$MNT"
 fails=0
 for rep in $(seq "$REPS"); do
