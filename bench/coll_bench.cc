@@ -66,6 +66,7 @@
 // Exit status: 0, 1 if an error exceeds the bound (or the reported eb_abs is looser than the
 // bound asked for), a zcoll call fails, or the data is unusable; 2 for a usage error.
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -390,6 +391,8 @@ struct Result {
   // 1 where the call went through the agreement (its sample predicted a ratio), 0 where the
   // cost model's fast path sent it to MPI directly
   std::vector<int> agreed;
+  // rank 0's zcoll_stats parts of each call: t_setup, t_compress, t_comm, t_decompress, t_reduce
+  std::vector<std::array<double, 5>> parts;
 };
 
 // rank r's buffers for op: the rotated field where this rank has input, the NaN sentinel
@@ -709,6 +712,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
     res[k].predicted.reserve(res[k].paths.capacity());
     res[k].predicted_mpi.reserve(res[k].paths.capacity());
     res[k].agreed.reserve(res[k].paths.capacity());
+    res[k].parts.reserve(res[k].paths.capacity());
     cols.push_back(c);
   }
 
@@ -735,6 +739,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
     r.predicted.push_back(each.t_predicted);
     r.predicted_mpi.push_back(each.t_predicted_plain);
     r.agreed.push_back(each.ratio_predicted > 0);
+    r.parts.push_back({each.t_setup, each.t_compress, each.t_comm, each.t_decompress, each.t_reduce});
   };
   // After a column's last call, while its output is in its buffer (plain MPI's in mpi_out,
   // the others' in b.got).
@@ -840,7 +845,7 @@ void print(const Result& r, bool json, const std::string& lib) {
         "\"chunk_len\":%zu,\"root\":%d,\"check_stride\":%zu,\"input\":\"%s\",\"mpi_library\":\"%s\",\"t_predicted_s\":%s,"
         "\"t_predicted_mpi_s\":%s,\"ratio_predicted\":%s,\"t_model_s\":%s,\"call_times_s\":[%s],"
         "\"call_paths\":[%s],\"call_predicted_s\":[%s],\"call_predicted_mpi_s\":[%s],\"call_agreed\":[%s],"
-        "\"interleaved\":%s}\n",
+        "\"call_parts_s\":[%s],\"interleaved\":%s}\n",
         r.op.c_str(), red.c_str(), r.ranks, r.algo.c_str(), r.algo_ran.c_str(), r.compressed, r.dtype.c_str(),
         r.bytes_per_rank, r.eb_mode.c_str(), json_number(r.eb, "%.6g").c_str(), json_number(r.eb_abs).c_str(),
         json_number(r.eb_abs_expected).c_str(), json_number(r.time_s, "%.6f").c_str(), json_number(r.time_mpi_s, "%.6f").c_str(),
@@ -856,7 +861,11 @@ void print(const Result& r, bool json, const std::string& lib) {
         join(r.paths, [](int a) { return std::string("\"") + algo_name(a) + "\""; }).c_str(),
         join(r.predicted, [](double t) { return json_number(t, "%.6g"); }).c_str(),
         join(r.predicted_mpi, [](double t) { return json_number(t, "%.6g"); }).c_str(),
-        join(r.agreed, [](int a) { return std::to_string(a); }).c_str(), r.interleaved ? "true" : "false");
+        join(r.agreed, [](int a) { return std::to_string(a); }).c_str(),
+        join(r.parts, [](const std::array<double, 5>& t) {
+          return "[" + join(t, [](double x) { return json_number(x, "%.6f"); }) + "]";
+        }).c_str(),
+        r.interleaved ? "true" : "false");
   } else {
     const std::string op = r.is_reduction ? r.op + "(" + r.reduce_op + ")" : r.op;
     std::printf("%s %s(%s) %d ranks %s %.4g MiB/rank: %.4f s vs MPI %.4f s (%.2fx), ratio %.2f, "
