@@ -46,8 +46,11 @@ constexpr double kExplore = 3.0;
 // where its best recent run beat the chosen path's prediction by this factor.
 constexpr int kSpellCalls = 16;
 constexpr double kSpellMargin = 1.2;
-// A schedule run right after plain MPI's calls runs slower than after its own: in the
-// two-rank cesm_TS study at 10 Gbit/s (c725bb8, four 1-16 MiB cells) 1.20-1.46x (medians).
+// A schedule run right after plain MPI's calls runs slower than after its own: in its first
+// runs on a communicator most (two ranks at 10 Gbit/s, 214 cells: 1.066x from the 2nd call,
+// 1.018x from the 6th), and after them by about one small allreduce more: the range pass
+// waited for the decision (expects_plain()) and then agrees apart (1 MiB: setup 80-111 us
+// against 44-92; docs/netem/after_plain_parts/2026-12-07).
 // A re-check amid a plain stretch that misses the bar by less than this may run once more
 // (learn()).
 constexpr double kColdRecheck = 1.5;
