@@ -24,7 +24,7 @@ constexpr uint64_t kFormat = 4;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
 // A file larger than this is not a tuning file zcoll wrote (a record is about 120 KB).
 constexpr long kMaxFileBytes = 64l << 20;
-// The most records a file keeps (about 7.7 MB): a job that frees communicators of many shapes
+// The most records a file keeps (about 8.0 MB): a job that frees communicators of many shapes
 // drops the least recently written, rather than growing the file past kMaxFileBytes, where
 // every record would be lost at once.
 constexpr size_t kMaxRecords = 64;
