@@ -260,6 +260,26 @@ def plain_split(cell, calls):
     return ", ".join(parts)
 
 
+def own_path_paired(cell, calls):
+    """AUTO's own cost, apart from its choices: over AUTO's timed calls from the 6th on that
+    ran the path it ran most and followed a call of that path, the median of AUTO's call i over
+    that path's own column's call i (interleaved, call i of both ran at about the same time).
+    "path r (n)", or "-" where the path has no column here or fewer than 10 such calls."""
+    times, paths = calls.get("auto", []), cell.get("auto_paths", [])
+    if not times or len(paths) < len(times):
+        return "-"
+    mine = paths[len(paths) - len(times):]
+    ran = [p for p in mine if p != "mpi"]
+    if not ran:
+        return "-"
+    path = max(set(ran), key=ran.count)
+    column = calls.get(path, [])
+    idx = [i for i in range(5, min(len(mine), len(column))) if mine[i] == path and mine[i - 1] == path]
+    if len(idx) < 10:
+        return "-"
+    return f"{path} {median([times[i] / column[i] for i in idx]):.3f} ({len(idx)})"
+
+
 def auto_table(out_dir, out_jsonl):
     """AUTO (the cost model) against the fastest of plain MPI and the fixed zcoll choices, per
     link, op, input and size: a markdown table and a plot of auto / best."""
@@ -288,8 +308,8 @@ def auto_table(out_dir, out_jsonl):
                 cell["auto_paths"] = r.get("call_paths", [])
                 cell["auto_agreed"] = r.get("call_agreed", [])
     rows = ["| link | ranks | op | input | MiB/rank | MPI s | best fixed | best s | AUTO ran | AUTO s | AUTO/best "
-            "| all calls | second half | AUTO vs MPI | AUTO's plain calls | AUTO's calls |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| all calls | second half | AUTO on its path, paired | AUTO vs MPI | AUTO's plain calls | AUTO's calls |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     points = {}
     for key in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
         c = cells[key]
@@ -312,7 +332,8 @@ def auto_table(out_dir, out_jsonl):
         paths = ",".join(abbreviate(c.get("auto_paths", [])))
         rows.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3][:16]} | {key[4] / 2**20:.0f} | {c['mpi']:.4f} | "
                     f"{best} | {fixed[best]:.4f} | {c.get('auto_ran', '?')} | {c['auto']:.4f} | {ratio:.3f} | "
-                    f"{whole} | {late} | {c['mpi'] / c['auto']:.2f}x | {plain_split(c, calls)} | {paths} |")
+                    f"{whole} | {late} | {own_path_paired(c, calls)} | {c['mpi'] / c['auto']:.2f}x | "
+                    f"{plain_split(c, calls)} | {paths} |")
     # The measurement's own noise: `zcoll` (the fixed table's choice) runs the same path as one
     # fixed algorithm of the cell, timed separately; how far apart are the two?
     twins = []
@@ -331,7 +352,10 @@ def auto_table(out_dir, out_jsonl):
                 "timed calls' medians); target <= 1.05. 'all calls': the sum of AUTO's timed calls (its "
                 "learning included) over the sum of the best choice's; 'second half': the median of the "
                 "second half of AUTO's timed calls over that of the best choice's (AUTO's choice once "
-                "learned); 'AUTO's plain calls': those that ran plain MPI, taken by the cost model's fast "
+                "learned); 'AUTO on its path, paired': the path AUTO ran most, the median of AUTO's call "
+                "i over that path's own column's call i, over AUTO's calls from the 6th on that followed "
+                "a call of that path (how many in brackets): AUTO's own per-call cost, apart from its "
+                "choices; 'AUTO's plain calls': those that ran plain MPI, taken by the cost model's fast "
                 "path (no agreement) or through the agreement, each group's median over plain MPI's; "
                 "'AUTO's calls': what each call ran, in order. "
                 + ("Every path's calls interleaved with the others' (zcoll-bench coll --interleave)."
