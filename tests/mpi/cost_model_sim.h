@@ -1,7 +1,7 @@
 // A simulated communicator for AUTO's decision rules (src/coll/cost_model.cc): one process
 // plays p ranks whose paths (plain MPI, each schedule) take given times, and calls the model
 // as call.cc does, call after call. Used by the rules' tests (test_cost_model.cc) and by the
-// replay of a host's recorded noise (auto_noise_replay.cc). MPI must be initialised: a probe's
+// replay of a study's measured columns (auto_study_replay.cc). MPI must be initialised: a probe's
 // time is agreed by an allreduce (here on MPI_COMM_SELF).
 // The includer defines ZCOLL_SIM_CHECK(cond, what, path) for a call that ran a path it was
 // given no time for.
@@ -42,7 +42,10 @@ struct Sim {
   double cold_after_plain = 1;  // a schedule's run right after a plain MPI call takes this x its time
   std::vector<double> warming;  // the first calls' samples are warming[i] x slower (cold caches)
   std::vector<int> ran;        // what each call ran
-  std::vector<double> host;    // the host's noise: call i takes host[i] x its time (none past its end)
+  std::vector<double> took;    // and the seconds it took
+  // path -> its time at each call, by the call's position (a study's column, replayed), in
+  // place of `warm` and `series`
+  std::map<int, std::vector<double>> timeline;
   bool homomorphic = false;    // a reduction that combines compressed data (the default's)
   double agreement = 0;        // what a call through the agreement pays before its path runs
   bool forget_verdicts = false;  // work out the fast path's verdict anew at every call
@@ -111,7 +114,8 @@ struct Sim {
       path = d.plain ? 0 : d.choice.schedule;
     }
     const bool first = ran.empty();
-    ZCOLL_SIM_CHECK(warm.count(path) || series.count(path), "ran a path which the caller gave no time", path);
+    ZCOLL_SIM_CHECK(warm.count(path) || series.count(path) || timeline.count(path),
+                    "ran a path which the caller gave no time", path);
     const bool spell = (path == slow_path || slow_path == kEveryPath) && ran.size() >= slow_from &&
                        ran.size() < slow_until;
     double t = warm[path] * (first ? cold : 1) * (spell ? slow : 1);
@@ -119,9 +123,13 @@ struct Sim {
       const std::vector<double>& v = series[path];
       t = v[static_cast<size_t>(runs_of(path)) % v.size()];
     }
+    if (timeline.count(path)) {
+      const std::vector<double>& v = timeline[path];
+      t = v[ran.size() % v.size()];
+    }
     if (path && !ran.empty() && ran.back() == 0) t *= cold_after_plain;
-    if (ran.size() < host.size()) t *= host[ran.size()];
     ran.push_back(path);
+    took.push_back(t);
     const double overhead = fast ? 0 : agreement;
     d.range_deferred = deferred && path == 0;
     if (d.probe) zc::learn_probe(c, t, overhead, d.range_deferred);

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""A study's cells for the replay of AUTO's rules (tests/mpi/auto_study_replay.cc).
+
+Reads the results of AUTO studies (run_auto_study.sh's results.jsonl, plain or .xz) and
+writes, for tests/mpi/zcoll_auto_study_replay, each cell and its fixed columns:
+  cell NAME OP RANKS GBPS BYTES
+  path PATH T1 T2 ...      one fixed column's calls (s), in call order (plain MPI: mpi)
+The columns were timed interleaved, call i of each path next to call i of the others, so
+call i of every column met the same moment of the host: its slow spells, and each path's
+own spread (a Bruck allgather at 1 Gbit/s whose calls take 1x or 2x). AUTO's own column and
+the `zcoll` twin of a fixed path are left out.
+
+  python3 bench/netem/replay_cells.py OUT STUDY_DIR_OR_FILE...
+"""
+import json
+import lzma
+import os
+import sys
+from collections import defaultdict
+
+SHM_GBPS = 100.0  # what the replay's link model takes shared memory for
+
+
+def rows(path):
+    if os.path.isdir(path):
+        xz = os.path.join(path, "results.jsonl.xz")
+        path = xz if os.path.exists(xz) else os.path.join(path, "results.jsonl")
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt") as f:
+        for line in f:
+            if line.startswith("{"):
+                yield json.loads(line)
+
+
+def gbps(rate):
+    if rate == "shm":
+        return SHM_GBPS
+    if not rate.endswith("gbit"):
+        raise SystemExit(f"replay_cells.py: rate {rate!r}: expected shm or NNgbit")
+    return float(rate[:-4])
+
+
+def main(argv):
+    if len(argv) < 3:
+        raise SystemExit(__doc__)
+    cells = defaultdict(dict)
+    for src in argv[2:]:
+        study = os.path.basename(os.path.normpath(src))
+        for r in rows(src):
+            times = r.get("call_times_s") or []
+            if r["algo"] in ("auto", "zcoll") or len(times) < 10:
+                continue
+            ranks = r.get("link_ranks") or str(r["ranks"])
+            name = f"{study}/{r['rate']}/{ranks}/{r['op']}/{r['bytes_per_rank'] >> 20}MiB"
+            key = (name, r["op"], ranks, gbps(r["rate"]), r["bytes_per_rank"])
+            cells[key][r["algo"].replace("-", "_")] = times
+    with open(argv[1], "w") as out:
+        out.write(f"# {len(cells)} cells from {' '.join(argv[2:])}\n")
+        for (name, op, ranks, g, nbytes), paths in sorted(cells.items()):
+            out.write(f"cell {name} {op} {ranks} {g:g} {nbytes}\n")
+            for p, times in sorted(paths.items()):
+                out.write(f"path {p} " + " ".join(f"{t:.6g}" for t in times) + "\n")
+    print(f"replay_cells.py: {len(cells)} cells -> {argv[1]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
