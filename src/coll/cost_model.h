@@ -8,7 +8,7 @@
 //           of it decompressed; below 4 MiB a collective's first 3 agreed calls only,
 //           about 1.5%); the speed is the fastest of the collective's last 8;
 //   learned measured/predicted time of earlier calls, per collective, size class and path
-//           (plain MPI or one schedule), the second lowest of the last five runs, each
+//           (plain MPI or one schedule), the second lowest of the last seven runs, each
 //           predicted anew with the codec speed of now (for plain
 //           MPI also the same statistic of its fast-path calls between two agreements, of
 //           3 or 4 with its factor before them as one more, unless they follow a schedule
@@ -66,18 +66,23 @@ struct ModelState {
   // The last kSeen runs of each path: its time and what its model was given (the ratio and
   // the bytes of that call). `learned` is the second lowest of their measured/predicted
   // ratios, predicted with the codec speed the model has now (decide()).
-  static constexpr int kSeen = 5;
+  static constexpr int kSeen = 7;
   struct Run {
     double seconds = 0, rho = 0, bytes = 0;
   };
   Run seen[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths][kSeen] = {};
+  // Each path's run with the lowest measured/predicted ratio ever here (against its model
+  // then), and that ratio: what the path can do when a spell of the host has filled its last
+  // kSeen runs (the spell re-checks, recheck()).
+  Run best_run[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
+  double best_ratio[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
   // The clock of the re-check bands: calls here, those through the agreement and (added at
   // the next one) plain MPI's fast-path calls since, `skipped`.
   int decided[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   int skipped[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // A periodic re-check (recheck() says which) that ran faster than the path chosen was
   // predicted to run is run once more at the next call, which the fast path leaves to decide()
-  // (path + 1; 0: none): one fast run alone does not move the second lowest of five.
+  // (path + 1; 0: none): one fast run alone does not move the second lowest of seven.
   // recheck_bar: that prediction, while the re-check is being learned. A schedule re-checked
   // while plain MPI holds the choice runs cold; one that missed the bar by little runs once
   // more at the next call, judged by the bar again (judge_again; cost_model.cc, learn()).

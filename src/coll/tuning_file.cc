@@ -20,15 +20,15 @@ namespace zcoll::coll {
 namespace {
 
 // Bump with any change to what a record means; sizeof(ModelState) is in the key as well.
-constexpr uint64_t kFormat = 4;
+constexpr uint64_t kFormat = 5;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
-// A file larger than this is not a tuning file zcoll wrote (a record is about 120 KB).
+// A file larger than this is not a tuning file zcoll wrote (a record is about 180 KB).
 constexpr long kMaxFileBytes = 64l << 20;
-// The most records a file keeps (about 8.0 MB): a job that frees communicators of many shapes
+// The most records a file keeps (about 11.6 MB): a job that frees communicators of many shapes
 // drops the least recently written, rather than growing the file past kMaxFileBytes, where
 // every record would be lost at once.
 constexpr size_t kMaxRecords = 64;
-static_assert(kMaxRecords * 120000 < kMaxFileBytes, "a full file must still be read");
+static_assert(kMaxRecords * (sizeof(ModelState) + 4096) < kMaxFileBytes, "a full file must still be read");
 static_assert(std::is_trivially_copyable_v<ModelState>, "records are the state's bytes");
 
 uint64_t checksum(const std::vector<uint8_t>& state, uint64_t key) {

@@ -186,7 +186,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
 // Member by member: a whole-struct memcmp would also compare padding, whose bytes a copy need
 // not keep (it failed under the sanitizers' build, where the Release build happened to pass).
 // When ModelState changes, list the new member here and bump tuning_file.cc's kFormat.
-static_assert(sizeof(zc::ModelState) == 125192, "ModelState changed: update same_state and kFormat");
+static_assert(sizeof(zc::ModelState) == 181512, "ModelState changed: update same_state and kFormat");
 bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   bool ok = true;
 #define ZCOLL_SAME(m) ok = ok && std::memcmp(&a.m, &b.m, sizeof a.m) == 0
@@ -202,6 +202,8 @@ bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   ZCOLL_SAME(learned);
   ZCOLL_SAME(runs);
   ZCOLL_SAME(seen);  // Run: three doubles, no padding
+  ZCOLL_SAME(best_run);
+  ZCOLL_SAME(best_ratio);
   ZCOLL_SAME(decided);
   ZCOLL_SAME(skipped);
   ZCOLL_SAME(confirm);
