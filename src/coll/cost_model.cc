@@ -1125,23 +1125,24 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 // its last kSeen or its best ever (a spell can fill all seven), beat the chosen path's
 // prediction by kSpellMargin takes the narrowest band's turns, whatever its factor says,
 // from kSpellCalls calls after its last run; such a re-check that beats the chosen path is
-// run once more. Where plain MPI holds the choice, such a path is re-checked at the
-// stretch's next agreement instead, from 4 calls after its last run (8, 16, 32 after 1-3
-// such re-checks), turn or no turn: a schedule pushed out as a spell ended leaves plain MPI
-// a stretch whose calls, past the spell, beat the schedule's lifted factor, and the
-// stretch's agreements come at its 4th, 8th and 16th call only. A 64 MiB reduce_scatter at
-// 10 Gbit/s, a spell of 5-12 calls at 1.8x on every path: plain MPI, 1.45x the ring's time,
-// held 6-15 calls after spells of some lengths (test HostSlowSpellDoesNotHandPlainMpiTheCalls). A spell of the host that outlasts a few runs of the
-// chosen path lifts that path's factor alone (nothing else ran in it), and the path chosen
-// next, its factor learned in a quiet spell, would hold until the band of the lifted factor
-// came round. On 2 namespaces x 2 ranks at 1 Gbit/s, four ring runs of a 1 MiB allreduce at
-// 7.8-15.6 ms (3.0-3.5 ms before and after) handed the node-aware schedule, 1.3x slower, the
-// next 75 calls: the ring, 2.4x the node-aware schedule by its lifted factor, came up in the
-// 64-call band only. The wait lets the spell pass (a re-check in it confirms nothing and
-// backs the path off: a plain MPI whose own spell covered calls 9-24 came back 16 calls
-// later); the margin leaves alone a path that is slower now than in its first runs and was
-// never much faster than the chosen one (a 1 MiB bcast's plain MPI, 0.53 ms in its first
-// five calls, 0.85 ms after, against the binomial tree's 0.54 ms).
+// run once more. A spell of the host that outlasts a few runs of the chosen path lifts that
+// path's factor alone (nothing else ran in it), and the path chosen next, its factor learned
+// in a quiet spell, would hold until the band of the lifted factor came round. On 2
+// namespaces x 2 ranks at 1 Gbit/s, four ring runs of a 1 MiB allreduce at 7.8-15.6 ms
+// (3.0-3.5 ms before and after) handed the node-aware schedule, 1.3x slower, the next 75
+// calls: the ring, 2.4x the node-aware schedule by its lifted factor, came up in the 64-call
+// band only. The wait lets the spell pass (a re-check in it confirms nothing and backs the
+// path off: a plain MPI whose own spell covered calls 9-24 came back 16 calls later); the
+// margin leaves alone a path that is slower now than in its first runs and was never much
+// faster than the chosen one (a 1 MiB bcast's plain MPI, 0.53 ms in its first five calls,
+// 0.85 ms after, against the binomial tree's 0.54 ms).
+// Where plain MPI holds the choice, such a path is re-checked at the stretch's next
+// agreement instead, turn or no turn, from 4 calls after its last run (8, 16, 32 after 1-3
+// such re-checks): a schedule pushed out as a spell ended leaves plain MPI a stretch whose
+// calls, past the spell, beat the schedule's lifted factor, and the stretch's agreements
+// come at its 4th, 8th and 16th call only. A 64 MiB reduce_scatter at 10 Gbit/s, a spell of
+// 5-12 calls at 1.8x on every path: plain MPI, 1.45x the ring's time, held 6-15 calls after
+// spells of some lengths without it (test HostSlowSpellDoesNotHandPlainMpiTheCalls).
 // The bands count calls, the fast path's included: counted in agreements alone (every 16th
 // call of a plain stretch) a runner-up within 1.25x came up every 128th call. cesm_TS's 1 MiB
 // allreduce at 10 Gbit/s ran plain MPI in 91 of 100 calls where the ring, slow in its two
@@ -1163,15 +1164,15 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   if (!turn && chosen != 0) return;  // between turns, only a plain stretch's spell re-check
   const double margin = !turn ? 0.0 : n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.25;
   int alt = -1;
+  auto backoff = [&](int path) { return std::min(rechecks[path], ModelState::kMaxRecheckBackoff); };
   auto back_from_spell = [&](int path) {
-    const int backoff = std::min(rechecks[path], ModelState::kMaxRecheckBackoff);
     return p.before_spell[path] > 0 && kSpellMargin * p.before_spell[path] < p.pred[chosen] &&
-           clock - last_ran[path] >= (chosen == 0 ? 4 << backoff : kSpellCalls);
+           clock - last_ran[path] >= (chosen == 0 ? 4 << backoff(path) : kSpellCalls);
   };
   for (int path = 0; path < ModelState::kPaths; ++path)
     if (path != chosen && p.ran[path] && p.model[path] > 0 &&
         (p.pred[path] < margin * p.pred[chosen] || back_from_spell(path)) &&
-        (!turn || (n / 8) % (1 << std::min(rechecks[path], ModelState::kMaxRecheckBackoff)) == 0) &&
+        (!turn || (n / 8) % (1 << backoff(path)) == 0) &&
         (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && p.pred[path] < p.pred[alt])))
       alt = path;
   if (alt < 0) return;
