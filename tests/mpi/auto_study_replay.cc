@@ -51,6 +51,9 @@ struct Cell {
   double gbps = 0;
   size_t bytes = 0;
   std::vector<std::pair<int, std::vector<double>>> columns;  // path (0: plain MPI), its calls
+  // The fastest column (by its median): its path, median and all its calls' sum.
+  int best_path = 0;
+  double best_median = INFINITY, best_sum = 0;
 };
 
 int collective_of(const std::string& op) {
@@ -73,6 +76,11 @@ int path_of(const std::string& name) {
 bool fail(const char* file, int line_no, const char* what) {
   std::fprintf(stderr, "zcoll_auto_study_replay: %s:%d: %s\n", file, line_no, what);
   return false;
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
 // Reads the cells, each column cut to its calls from `skip` on and all columns of a cell to
@@ -114,14 +122,16 @@ bool read_file(const char* file, size_t skip, std::vector<Cell>* cells) {
     if (c.columns.empty()) return fail(file, line_no, "a cell without columns");
     size_t n = c.columns.front().second.size();
     for (const auto& col : c.columns) n = std::min(n, col.second.size());
-    for (auto& col : c.columns) col.second.resize(n);
+    for (auto& col : c.columns) {
+      col.second.resize(n);
+      const double m = median(col.second);
+      if (m < c.best_median) c.best_median = m, c.best_path = col.first;
+    }
+    for (const auto& col : c.columns)
+      if (col.first == c.best_path)
+        for (double t : col.second) c.best_sum += t;
   }
   return true;
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
 }
 
 struct Tally {
@@ -142,26 +152,20 @@ Tally play(const Cell& cell, size_t start, double offset, bool trace) {
   if (cell.node_ranks > 1) s.nodes_of(cell.node_ranks, 40.0);
   s.homomorphic = true;  // the default reduction's choice for SUM
   const size_t calls = cell.columns.front().second.size();
-  int best_path = 0;
-  double best = INFINITY, best_sum = 0;
   for (const auto& [path, times] : cell.columns) {
     std::vector<double>& v = s.timeline[path];
     for (size_t i = 0; i < calls; ++i) v.push_back(times[(start + i) % calls]);
-    const double m = median(times);
-    if (m < best) best = m, best_path = path, best_sum = 0;
-    if (path == best_path)
-      for (double t : times) best_sum += t;
   }
   for (size_t i = 0; i < calls; ++i) s.call(cell.collective, cell.bytes);
   double sum = 0;
   for (double& t : s.took) sum += t *= offset;
   Tally r;
   r.plays = 1;
-  r.off_best = static_cast<double>(calls) - s.runs_of(best_path);
-  const double ratio = median(s.took) / best;
+  r.off_best = static_cast<double>(calls) - s.runs_of(cell.best_path);
+  const double ratio = median(s.took) / cell.best_median;
   r.over = ratio > 1.05;
   r.log_median = std::log(ratio);
-  r.log_all = std::log(sum / best_sum);
+  r.log_all = std::log(sum / cell.best_sum);
   if (trace && r.over) std::printf("  %.3f (from call %zu): %s\n", ratio, start, s.trace().c_str());
   return r;
 }
