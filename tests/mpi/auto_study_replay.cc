@@ -13,9 +13,12 @@
 // docs/results.md, the twins), which --offset charges.
 //
 //   python3 bench/netem/replay_cells.py FILE STUDY...
-//   zcoll_auto_study_replay FILE [--skip N] [--offset F] [--trace]
+//   zcoll_auto_study_replay FILE [--skip N] [--rounds K] [--offset F] [--trace]
 // --skip N: leave out each column's first N calls (default 5: the communicator's cold first
 // calls, which a shifted play would put mid-way). Every starting call is played once.
+// --rounds K: each play makes K times as many calls, the columns read round K times (default
+// 1): what rules that act past a study's length do, at the cost of the host's spells coming
+// round again at the same distance.
 // Prints, per cell: in how many plays AUTO's median call was over 1.05x the fastest column's
 // median (as the study's table counts a miss), the geometric means of that ratio and of the
 // all-calls ratio (learning included), and AUTO's calls off the fastest path.
@@ -146,15 +149,16 @@ struct Tally {
   }
 };
 
-// One play of a cell: as many calls as its columns have, the columns read from `start` round.
-Tally play(const Cell& cell, size_t start, double offset, bool trace) {
+// One play of a cell: `rounds` times as many calls as its columns have, the columns read from
+// `start` round.
+Tally play(const Cell& cell, size_t start, size_t rounds, double offset, bool trace) {
   Sim s(cell.ranks, cell.gbps);
   if (cell.node_ranks > 1) s.nodes_of(cell.node_ranks, 40.0);
   s.homomorphic = true;  // the default reduction's choice for SUM
-  const size_t calls = cell.columns.front().second.size();
+  const size_t column = cell.columns.front().second.size(), calls = rounds * column;
   for (const auto& [path, times] : cell.columns) {
     std::vector<double>& v = s.timeline[path];
-    for (size_t i = 0; i < calls; ++i) v.push_back(times[(start + i) % calls]);
+    for (size_t i = 0; i < calls; ++i) v.push_back(times[(start + i) % column]);
   }
   for (size_t i = 0; i < calls; ++i) s.call(cell.collective, cell.bytes);
   double sum = 0;
@@ -165,7 +169,7 @@ Tally play(const Cell& cell, size_t start, double offset, bool trace) {
   const double ratio = median(s.took) / cell.best_median;
   r.over = ratio > 1.05;
   r.log_median = std::log(ratio);
-  r.log_all = std::log(sum / cell.best_sum);
+  r.log_all = std::log(sum / (static_cast<double>(rounds) * cell.best_sum));
   if (trace && r.over) std::printf("  %.3f (from call %zu): %s\n", ratio, start, s.trace().c_str());
   return r;
 }
@@ -173,17 +177,18 @@ Tally play(const Cell& cell, size_t start, double offset, bool trace) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* usage = "usage: zcoll_auto_study_replay FILE [--skip N] [--offset F] [--trace]\n";
+  const char* usage = "usage: zcoll_auto_study_replay FILE [--skip N] [--rounds K] [--offset F] [--trace]\n";
   if (argc < 2 || argv[1][0] == '-') {
     std::fprintf(stderr, "%s", usage);
     return 2;
   }
-  long skip = 5;
+  long skip = 5, rounds = 1;
   double offset = 1;
   bool trace = false;
   for (int i = 2; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (!std::strcmp(argv[i], "--skip") && has_value) skip = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--rounds") && has_value) rounds = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--offset") && has_value) offset = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--trace")) trace = true;
     else {
@@ -191,20 +196,22 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (skip < 0 || !(offset > 0)) {
-    std::fprintf(stderr, "zcoll_auto_study_replay: --skip must be at least 0, --offset above 0\n");
+  if (skip < 0 || rounds < 1 || !(offset > 0)) {
+    std::fprintf(stderr, "zcoll_auto_study_replay: --skip must be at least 0, --rounds at least 1, --offset above 0\n");
     return 2;
   }
   std::vector<Cell> cells;
   if (!read_file(argv[1], static_cast<size_t>(skip), &cells)) return 2;
   MPI_Init(&argc, &argv);  // the probes' allreduce, on MPI_COMM_SELF
-  std::printf("%zu cells, every starting call played once, columns from call %ld, AUTO's calls at %.3fx\n",
-              cells.size(), skip + 1, offset);
+  std::printf("%zu cells, every starting call played once, columns from call %ld, read %ld time(s) round, "
+              "AUTO's calls at %.3fx\n",
+              cells.size(), skip + 1, rounds, offset);
   std::printf("%-56s %-11s %7s %9s %9s %8s\n", "cell", "over 1.05x", "", "median", "all calls", "off best");
   Tally all;
   for (const Cell& cell : cells) {
     Tally t;
-    for (size_t start = 0; start < cell.columns.front().second.size(); ++start) t.add(play(cell, start, offset, trace));
+    for (size_t start = 0; start < cell.columns.front().second.size(); ++start)
+      t.add(play(cell, start, static_cast<size_t>(rounds), offset, trace));
     t.print(cell.name.c_str());
     all.add(t);
   }
