@@ -46,6 +46,9 @@ constexpr double kExplore = 3.0;
 // where its best run (of its last kSeen, or ever) beat the chosen path's prediction by this
 // factor.
 constexpr int kSpellCalls = 16;
+// A path predicted r >= kExplore times the chosen path's time runs again kFarCalls x (r - 1)
+// calls after its last run, at least kFarFirst, then 2, 4, 8... times as late (recheck()).
+constexpr double kFarCalls = 128, kFarFirst = 512;
 constexpr double kSpellMargin = 1.1;
 // A schedule run right after plain MPI's calls runs slower than after its own: in its first
 // runs on a communicator most (two ranks at 10 Gbit/s, 214 cells: 1.066x from the 2nd call,
@@ -1143,6 +1146,21 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 // come at its 4th, 8th and 16th call only. A 64 MiB reduce_scatter at 10 Gbit/s, a spell of
 // 5-12 calls at 1.8x on every path: plain MPI, 1.45x the ring's time, held 6-15 calls after
 // spells of some lengths without it (test HostSlowSpellDoesNotHandPlainMpiTheCalls).
+// Past the widest band, a path predicted r times the chosen path's time runs again 128 x
+// (r - 1) calls after its last run, 512 at least, then 2, 4, 8... times as late (kFarCalls,
+// kFarFirst; the count starts over when the path is chosen): each such run costs at most
+// about 0.8% of the calls' time, and less each time. Nothing else runs such a path again,
+// and a spell of the host where the communicator begins can put it there for good: every
+// path is learned inside the spell, none slows after it (slowed(): its fastest run is in the
+// spell too), and one the spell met harder stays past 3x. On 2 namespaces x 2 ranks at 1
+// Gbit/s a 1 MiB allreduce's ring took 13-31 ms in a 27-call spell, recursive doubling 5-11
+// ms, against 2.4 and 2.9 ms outside it (c8efc36); played from the spell's start,
+// recursive doubling held every later call at 1.2x the ring's time (test
+// PathLearnedInsideASpellComesBack). Not sooner: at 32 x (r - 1) from 128 calls the studies'
+// replays, read round four times (380 calls a play), took more time over all calls in 382 of
+// 1266 cells, up to 3.0%, and less in 11, by 0.2% at most; at these figures, over 760 calls,
+// at most 0.9% more, 0.1% on the geometric mean, no median moved past 0.4%, and 5 cells
+// gained 0.01-0.09% (docs/results.md).
 // The bands count calls, the fast path's included: counted in agreements alone (every 16th
 // call of a plain stretch) a runner-up within 1.25x came up every 128th call. cesm_TS's 1 MiB
 // allreduce at 10 Gbit/s ran plain MPI in 91 of 100 calls where the ring, slow in its two
@@ -1152,7 +1170,11 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 void recheck(ModelState& s, int collective, int size, int chosen, const Predictions& p, bool counts, Decision* d) {
   int* last_ran = s.last_ran[collective][size];
   int* rechecks = s.rechecks[collective][size];
-  if (s.chosen[collective][size] != chosen + 1) std::fill(rechecks, rechecks + ModelState::kPaths, 0);
+  int* far = s.far_rechecks[collective][size];
+  if (s.chosen[collective][size] != chosen + 1) {
+    std::fill(rechecks, rechecks + ModelState::kPaths, 0);
+    far[chosen] = 0;
+  }
   s.chosen[collective][size] = chosen + 1;
   if (!counts) return;
   int& clock = s.decided[collective][size];
@@ -1169,15 +1191,24 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
     return p.before_spell[path] > 0 && kSpellMargin * p.before_spell[path] < p.pred[chosen] &&
            clock - last_ran[path] >= (chosen == 0 ? 4 << backoff(path) : kSpellCalls);
   };
+  auto far_turn = [&](int path) {
+    const double r = p.pred[path] / p.pred[chosen];
+    return turn && r >= kExplore &&
+           clock - last_ran[path] >=
+               std::max(kFarFirst, kFarCalls * (r - 1)) * static_cast<double>(1 << std::min(far[path], 16));
+  };
   for (int path = 0; path < ModelState::kPaths; ++path)
     if (path != chosen && p.ran[path] && p.model[path] > 0 &&
-        (p.pred[path] < margin * p.pred[chosen] || back_from_spell(path)) &&
-        (!turn || (n / 8) % (1 << backoff(path)) == 0) &&
+        (((p.pred[path] < margin * p.pred[chosen] || back_from_spell(path)) &&
+          (!turn || (n / 8) % (1 << backoff(path)) == 0)) ||
+         far_turn(path)) &&
         (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && p.pred[path] < p.pred[alt])))
       alt = path;
   if (alt < 0) return;
   run_path(d, alt);
   ++rechecks[alt];
+  const bool far_alt = far_turn(alt);
+  if (far_alt) ++far[alt];
   // From the wide bands only: there the next re-check is 32-64 calls away, where in the
   // narrow ones it comes within 8-16, and a host spell just over leaves the chosen
   // path's factor high for a call or two (a re-check confirmed on that handed a 64 MiB
@@ -1193,7 +1224,7 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   // 16th-256th call only, so the next band comes as late as a wide one does. On 2 x 2 ranks
   // at 10 Gbit/s a 1 MiB allreduce's ring, its first two runs cold (4.4 ms), was re-checked
   // at plain MPI's predicted time (2.9 ms) and ran next 48 calls later (AUTO 1.11x the ring).
-  if (margin > 1.5 || chosen == 0 || (alt > 0 && s.runs[collective][size][alt] == 2) || back_from_spell(alt))
+  if (margin > 1.5 || far_alt || chosen == 0 || (alt > 0 && s.runs[collective][size][alt] == 2) || back_from_spell(alt))
     s.recheck_bar = p.pred[chosen] - (alt ? p.agreement : 0.0);  // for its own time
   s.recheck_cold = chosen == 0 && alt > 0;
 }

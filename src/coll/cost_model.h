@@ -96,6 +96,9 @@ struct ModelState {
   // turns, k at most kMaxRecheckBackoff.
   static constexpr int kMaxRecheckBackoff = 3;
   int rechecks[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
+  // Re-checks of each path past the widest band since it was last the path chosen: the k-th
+  // comes 2^k times later than the first (cost_model.cc, recheck()).
+  int far_rechecks[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
   int chosen[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // calls the fast path took or sent on, since the last compressed call
   int fast_calls[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};

@@ -570,22 +570,59 @@ TEST(CostModel, ScheduleSlowedByAHostSpellComesBack) {
 // at 1.2x the ring's time (the ring, past the widest band's 3x, was never run again). The
 // spell re-check takes the ring's best run ever: from call 70 (the spell over at call 52)
 // the ring must hold at least 40 of calls 70-119.
-TEST(CostModel, PathAllOfWhoseRecentRunsMetASpellComesBack) {
-  Sim s(4, 1.0);
+// That cell's paths, in and out of a spell over calls [from, until), for `calls` calls.
+static void play_unequal_spell(Sim& s, int calls, int from, int until) {
   s.nodes_of(2, 40.0);
   s.homomorphic = true;
   s.agreement = 0.2e-3;
   s.warm = {{0, 13.0e-3}, {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 14.0e-3}};
-  for (int i = 0; i < 120; ++i) {
-    const bool spell = i >= 25 && i < 52;
+  for (int i = 0; i < calls; ++i) {
+    const bool spell = i >= from && i < until;
     s.timeline[ZCOLL_ALGO_RING].push_back(spell ? 19.0e-3 : 2.4e-3);
     s.timeline[ZCOLL_ALGO_RECURSIVE_DOUBLING].push_back(spell ? 8.0e-3 : 2.9e-3);
     s.timeline[ZCOLL_ALGO_HIERARCHICAL].push_back(spell ? 10.0e-3 : 3.6e-3);
   }
-  for (int i = 0; i < 120; ++i) s.call(ZCOLL_COLL_ALLREDUCE, kMiB);
+  for (int i = 0; i < calls; ++i) s.call(ZCOLL_COLL_ALLREDUCE, kMiB);
+}
+
+TEST(CostModel, PathAllOfWhoseRecentRunsMetASpellComesBack) {
+  Sim s(4, 1.0);
+  play_unequal_spell(s, 120, 25, 52);
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 25) - s.runs_of(ZCOLL_ALGO_RING, 52), 4)
       << "the spell must meet the ring, else this tests nothing: " << s.trace();
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 70), 40) << s.trace();
+}
+
+// The same spell where the communicator begins: every path learned inside it (the study's
+// cell of the test above, played from its 72nd call: zcoll_auto_study_replay put AUTO's
+// median at 1.27x the ring's). No path's last run is over 1.25x its fastest, so none has
+// slowed: the ring's best run ever, 7-8x its time outside the spell, holds its factor past the
+// widest band, and recursive doubling, which the spell met at 2.5x, held every call after it
+// at 1.2x the ring's time, for good. A path past the widest band runs again 128 x (r - 1)
+// calls after its last run, 512 at least (r: its predicted time over the chosen path's), so
+// the ring must come back and hold at least 120 of calls 750-899 (none before the rule).
+TEST(CostModel, PathLearnedInsideASpellComesBack) {
+  Sim s(4, 1.0);
+  play_unequal_spell(s, 900, 0, 27);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING) - s.runs_of(ZCOLL_ALGO_RING, 27), 1)
+      << "the spell must meet the ring, else this tests nothing: " << s.trace();
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 750), 120) << s.runs_of(ZCOLL_ALGO_RING, 750);
+}
+
+// What those re-checks cost where the path is as slow as its factor says: Bruck at 10x the
+// ring's time, over 6000 calls. It runs again 128 x 9 calls after its last run, then 2, 4,
+// 8... times as many calls later: at most 3 times after the first 20 calls, and those calls
+// together take at most 0.5% over the ring's.
+TEST(CostModel, RechecksPastTheWidestBandCostLittle) {
+  Sim s(2, 1.0);
+  s.warm = {{0, 24.0e-3}, {ZCOLL_ALGO_RING, 2.4e-3}, {ZCOLL_ALGO_BRUCK, 24.0e-3}};
+  for (int i = 0; i < 6000; ++i) s.call(ZCOLL_COLL_ALLGATHER, kMiB);
+  const int bruck = s.runs_of(ZCOLL_ALGO_BRUCK, 20);
+  EXPECT_GE(bruck, 1) << "Bruck must be re-checked, else this tests nothing";
+  EXPECT_LE(bruck, 3);
+  double total = 0;
+  for (size_t i = 20; i < s.took.size(); ++i) total += s.took[i];
+  EXPECT_LE(total, 1.005 * 5980 * 2.4e-3) << total / (5980 * 2.4e-3);
 }
 
 // One codec sample far faster than all since (the first here, 2.5x): the fast path's likely
