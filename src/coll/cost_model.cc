@@ -1119,11 +1119,16 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 // schedules', and Bruck and the ring, each the other's runner-up, held 69 calls at 1.9x
 // plain MPI's time. Each band costs at most about 3% of the calls' time (25% on one call
 // in 8, 50% on one in 16, 100% on one in 32, 200% on one in 64).
-// While the choice holds, a path re-checked k times takes one in 2^k of its turns (k at
-// most 3): recursive doubling at 1.12x the ring, within every band, ran at every 8th call
-// of a 64 MiB allreduce and cost 1.5% of the calls' time, re-checks that confirmed the
-// ring each time. Paths not re-checked yet keep every turn, so a path a spell locked out
-// comes back as soon as before; a change of the chosen path restarts the count.
+// A path re-checked k times takes one in 2^k of its turns (k at most 3): recursive doubling
+// at 1.12x the ring, within every band, ran at every 8th call of a 64 MiB allreduce and cost
+// 1.5% of the calls' time, re-checks that confirmed the ring each time. Paths not re-checked
+// yet keep every turn, and a path's count starts over when it is chosen, so the path that
+// just lost the choice (a spell met it) comes back as soon as before. The others' counts go
+// on across changes of the choice: where every change restarted every count, a choice that
+// went back and forth (a spell, a near tie) brought each runner-up back at every turn, and
+// the studies' replays missed 1.05x in 416 of 3800 plays (c8efc36 2 x 2), 3207 of 108870
+// (held out) and 625 of 7600 (the A/B launches), against 394, 3189 and 589 now (test
+// ChoiceGoingBackAndForthDoesNotRestartEveryBackoff).
 // A path that slowed (its last run over 1.25x its fastest, slowed()) and whose best run, of
 // its last kSeen or its best ever (a spell can fill all seven), beat the chosen path's
 // prediction by kSpellMargin takes the narrowest band's turns, whatever its factor says,
@@ -1172,7 +1177,7 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   int* rechecks = s.rechecks[collective][size];
   int* far = s.far_rechecks[collective][size];
   if (s.chosen[collective][size] != chosen + 1) {
-    std::fill(rechecks, rechecks + ModelState::kPaths, 0);
+    rechecks[chosen] = 0;
     far[chosen] = 0;
   }
   s.chosen[collective][size] = chosen + 1;

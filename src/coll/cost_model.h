@@ -91,7 +91,7 @@ struct ModelState {
   double recheck_bar = 0;
   bool recheck_cold = false;  // the re-check being learned followed plain calls
   int last_ran[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};  // `decided` at its last run
-  // Periodic re-checks of each path since the path chosen last changed (chosen: that path +
+  // Periodic re-checks of each path since it was last the path chosen (chosen: that path +
   // 1, at the last decided call); after k of them a path is re-checked at one in 2^k of its
   // turns, k at most kMaxRecheckBackoff.
   static constexpr int kMaxRecheckBackoff = 3;

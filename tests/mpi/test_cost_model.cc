@@ -609,6 +609,28 @@ TEST(CostModel, PathLearnedInsideASpellComesBack) {
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_RING, 750), 120) << s.runs_of(ZCOLL_ALGO_RING, 750);
 }
 
+// Re-checks back off per path, and a change of the chosen path restarts the count of the path
+// now chosen only. The ring meets an 8-call spell of its own every 40 calls, hands the choice
+// to recursive doubling (2% slower than the ring outside the spells) and takes it back. The
+// node-aware schedule, 1.2x the ring and never faster, must be re-checked at most 8 times in
+// calls 51-400: 5 now, 14 when every change of the chosen path restarted every path's count.
+TEST(CostModel, ChoiceGoingBackAndForthDoesNotRestartEveryBackoff) {
+  Sim s(4, 1.0);
+  s.nodes_of(2, 40.0);
+  s.homomorphic = true;
+  s.agreement = 0.2e-3;
+  s.warm = {{0, 13.0e-3}, {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 14.0e-3}};
+  for (int i = 0; i < 400; ++i) {
+    s.timeline[ZCOLL_ALGO_RING].push_back(i % 40 >= 10 && i % 40 < 18 ? 5.0e-3 : 2.4e-3);
+    s.timeline[ZCOLL_ALGO_RECURSIVE_DOUBLING].push_back(2.45e-3);
+    s.timeline[ZCOLL_ALGO_HIERARCHICAL].push_back(2.9e-3);
+  }
+  for (int i = 0; i < 400; ++i) s.call(ZCOLL_COLL_ALLREDUCE, kMiB);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_RECURSIVE_DOUBLING, 50), 40)
+      << "the choice must go back and forth, else this tests nothing: " << s.trace();
+  EXPECT_LE(s.runs_of(ZCOLL_ALGO_HIERARCHICAL, 50), 8) << s.trace();
+}
+
 // What those re-checks cost where the path is as slow as its factor says: Bruck at 10x the
 // ring's time, over 6000 calls. It runs again 128 x 9 calls after its last run, then 2, 4,
 // 8... times as many calls later: at most 3 times after the first 20 calls, and those calls
