@@ -10,7 +10,11 @@ call i of every column met the same moment of the host: its slow spells, and eac
 own spread (a Bruck allgather at 1 Gbit/s whose calls take 1x or 2x). AUTO's own column and
 the `zcoll` twin of a fixed path are left out.
 
-  python3 bench/netem/replay_cells.py OUT STUDY_DIR_OR_FILE...
+  python3 bench/netem/replay_cells.py [--complete] OUT STUDY_DIR_OR_FILE...
+
+--complete leaves out the cells with fewer columns than another cell of the same collective
+and ranks: those of studies made before a path existed (a 2 x 2 reduce_scatter before the
+node-aware one), which AUTO would now run and the replay has no times for.
 """
 import json
 import lzma
@@ -41,6 +45,9 @@ def gbps(rate):
 
 
 def main(argv):
+    complete = len(argv) > 1 and argv[1] == "--complete"
+    if complete:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 3:
         raise SystemExit(__doc__)
     cells = defaultdict(dict)
@@ -54,6 +61,11 @@ def main(argv):
             name = f"{study}/{r['rate']}/{ranks}/{r['op']}/{r['bytes_per_rank'] >> 20}MiB"
             key = (name, r["op"], ranks, gbps(r["rate"]), r["bytes_per_rank"])
             cells[key][r["algo"].replace("-", "_")] = times
+    if complete:
+        most = defaultdict(set)
+        for (_, op, ranks, _, _), paths in cells.items():
+            most[(op, ranks)] |= set(paths)
+        cells = {k: v for k, v in cells.items() if set(v) == most[(k[1], k[2])]}
     with open(argv[1], "w") as out:
         out.write(f"# {len(cells)} cells from {' '.join(argv[2:])}\n")
         for (name, op, ranks, g, nbytes), paths in sorted(cells.items()):

@@ -1,7 +1,9 @@
 #!/bin/bash
-# The replays' three sets of cells (bench/netem/README.md, "AUTO's rules replayed"), written to
-# DIR as c8efc36.txt (the c8efc36 2 x 2 studies), held-out.txt (32 other 100-call studies: 26
-# two-rank, 6 of 2 x 2) and ab.txt (the eight launches of docs/netem/auto_2x2/e782d56-ab-10gbit).
+# The replays' sets of cells (bench/netem/README.md, "AUTO's rules replayed"), written to DIR
+# as c8efc36.txt (the c8efc36 2 x 2 studies), held-out.txt (32 other 100-call studies: 26
+# two-rank, 6 of 2 x 2), ab.txt (the eight launches of docs/netem/auto_2x2/e782d56-ab-10gbit)
+# and short.txt (the 16-40-call studies, two-rank and 2 x 2, whose cells time every path
+# AUTO has now: 980 cells; replayed with --skip 3).
 #   bash sets.sh DIR
 set -euo pipefail
 OUT=${1:?usage: sets.sh DIR}
@@ -20,3 +22,8 @@ for d in 076b78f-100calls 392033b-burst128k 461c773-1gbit 78ee123-100calls c81dd
 done
 python3 "$ROOT/bench/netem/replay_cells.py" "$OUT/held-out.txt" "${held[@]}"
 python3 "$ROOT/bench/netem/replay_cells.py" "$OUT/ab.txt" "$N"/auto_2x2/e782d56-ab-10gbit/*/
+short=()
+for d in "$N"/auto_2rank/*-30calls "$N"/auto_2x2/*-40calls "$N"/auto_2rank/*interleaved* "$N"/auto_2x2/*interleaved*; do
+  short+=("$d")
+done
+python3 "$ROOT/bench/netem/replay_cells.py" --complete "$OUT/short.txt" "${short[@]}"
