@@ -45,7 +45,7 @@ constexpr double kExplore = 3.0;
 // A path that slowed (recheck()): re-checked early from this many calls after its last run,
 // where its best run (of its last kSeen, or ever) beat the chosen path's prediction by this
 // factor.
-constexpr int kSpellCalls = 16;
+constexpr int kSpellCalls = 12;
 // A path predicted r >= kExplore times the chosen path's time runs again kFarCalls x (r - 1)
 // calls after its last run, at least kFarFirst, then 2, 4, 8... times as late (recheck()).
 constexpr double kFarCalls = 128, kFarFirst = 512;
@@ -1111,19 +1111,22 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 
 // Every 8th call here, of the other paths already run here (plain MPI or a
 // schedule) and predicted within 1.1x of the chosen one, the one run least recently runs
-// instead; every 16th call within 1.5x, every 32nd within 2x, every 64th within kExplore.
+// instead; every 16th call within 1.5x, every 32nd within 1.75x, every 64th within kExplore.
 // A factor learned from a few noisy calls can hold a wrong choice, and nothing else would
 // run the other path again: at 1 Gbit/s a ring allreduce ran at 1.7x its usual time for a
 // dozen calls, and recursive doubling, 1.3x the usual ring, then held every later call; on
 // shared memory six slow plain calls of twelve set plain MPI's factor to 1.8x the
 // schedules', and Bruck and the ring, each the other's runner-up, held 69 calls at 1.9x
 // plain MPI's time. Each band costs at most about 3% of the calls' time (10% on one call
-// in 8, 50% on one in 16, 100% on one in 32, 200% on one in 64). The narrowest was 1.25x:
+// in 8, 50% on one in 16, 75% on one in 32, 200% on one in 64). The narrowest was 1.25x:
 // the studies' replays missed 1.05x in 394 of 3800 plays (c8efc36 2 x 2), 3189 of 108870
 // (held out), 589 of 7600 (the A/B launches) and 4596 of 25628 (980 cells of the 16-40-call
 // studies, none used to choose), against 382, 3142, 552 and 4488 at 1.1x (1.15x: 382, 3171,
 // 572, 4511; 1.05x: 384, 3171, 543, 4472). A path 1.1-1.25x slower than the chosen one is
-// re-checked every 16th call instead, and one that close costs little while it waits.
+// re-checked every 16th call instead, and one that close costs little while it waits. The
+// 32-call band was 2x and a slowed path's wait 16 calls (kSpellCalls): at 1.75x and 12 the
+// replays missed in 375, 3078, 519 and 4446 plays (and in fewer or as many on each set read
+// round eight times, 760-call plays).
 // A path re-checked k times takes one in 2^k of its turns (k at most 3): recursive doubling
 // at 1.12x the ring, then within every band, ran at every 8th call of a 64 MiB allreduce and
 // cost 1.5% of the calls' time, re-checks that confirmed the ring each time. Paths not re-checked
@@ -1194,7 +1197,7 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
   const int n = clock - clock % 8;  // this call's turn, if it has one
   const bool turn = n > before;
   if (!turn && chosen != 0) return;  // between turns, only a plain stretch's spell re-check
-  const double margin = !turn ? 0.0 : n % 64 == 0 ? kExplore : n % 32 == 0 ? 2.0 : n % 16 == 0 ? 1.5 : 1.1;
+  const double margin = !turn ? 0.0 : n % 64 == 0 ? kExplore : n % 32 == 0 ? 1.75 : n % 16 == 0 ? 1.5 : 1.1;
   int alt = -1;
   auto backoff = [&](int path) { return std::min(rechecks[path], ModelState::kMaxRecheckBackoff); };
   auto back_from_spell = [&](int path) {

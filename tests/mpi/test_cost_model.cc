@@ -540,10 +540,10 @@ TEST(CostModel, TwoSlowRunsOfTheBestScheduleAreConfirmedAway) {
 // 7.8-15.6 ms in four calls running. Its factor rose to 2.4x the node-aware schedule's
 // (4.2 ms a call), which then held the next 75 calls, the ring coming up in the 64-call band
 // only (AUTO 1.115x the ring over 300 calls). A path that slowed takes the narrow band's
-// turns 16 calls after its last run, and a re-check that beats the chosen path is run again.
+// turns 12 calls after its last run, and a re-check that beats the chosen path is run again.
 // Here a spell of calls 67-70 hands the node-aware schedule the calls; the ring must hold at
-// least 55 of calls 101-164 (it came back at the 88th call; without the rule, at the 128th,
-// 35 of them).
+// least 55 of calls 101-164 (it came back at the 88th call with a wait of 16; without the
+// rule, at the 128th, 35 of them).
 TEST(CostModel, ScheduleSlowedByAHostSpellComesBack) {
   Sim s(4, 1.0);
   s.nodes_of(2, 40.0);
