@@ -46,10 +46,10 @@ constexpr double kExplore = 3.0;
 // where its best run (of its last kSeen, or ever) beat the chosen path's prediction by this
 // factor.
 constexpr int kSpellCalls = 12;
+constexpr double kSpellMargin = 1.1;
 // A path predicted r >= kExplore times the chosen path's time runs again kFarCalls x (r - 1)
 // calls after its last run, at least kFarFirst, then 2, 4, 8... times as late (recheck()).
 constexpr double kFarCalls = 128, kFarFirst = 512;
-constexpr double kSpellMargin = 1.1;
 // A schedule run right after plain MPI's calls runs slower than after its own: in its first
 // runs on a communicator most (two ranks at 10 Gbit/s, 214 cells: 1.066x from the 2nd call,
 // 1.018x from the 6th), and after them by about one small allreduce more: the range pass
