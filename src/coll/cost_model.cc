@@ -1160,8 +1160,8 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 // 5-12 calls at 1.8x on every path: plain MPI, 1.45x the ring's time, held 6-15 calls after
 // spells of some lengths without it (test HostSlowSpellDoesNotHandPlainMpiTheCalls).
 // Past the widest band, a path predicted r times the chosen path's time runs again 128 x
-// (r - 1) calls after its last run, 512 at least, then 2, 4, 8... times as late (kFarCalls,
-// kFarFirst; the count starts over when the path is chosen): each such run costs at most
+// (r - 1) calls after its last run, 512 at least, 2^k times as late after k re-checks of it
+// (kFarCalls, kFarFirst; the count the bands back off by): each such run costs at most
 // about 0.8% of the calls' time, and less each time. Nothing else runs such a path again,
 // and a spell of the host where the communicator begins can put it there for good: every
 // path is learned inside the spell, none slows after it (slowed(): its fastest run is in the
@@ -1183,11 +1183,7 @@ void first_choice(const ModelState& s, int collective, int size, const Predictio
 void recheck(ModelState& s, int collective, int size, int chosen, const Predictions& p, bool counts, Decision* d) {
   int* last_ran = s.last_ran[collective][size];
   int* rechecks = s.rechecks[collective][size];
-  int* far = s.far_rechecks[collective][size];
-  if (s.chosen[collective][size] != chosen + 1) {
-    rechecks[chosen] = 0;
-    far[chosen] = 0;
-  }
+  if (s.chosen[collective][size] != chosen + 1) rechecks[chosen] = 0;
   s.chosen[collective][size] = chosen + 1;
   if (!counts) return;
   int& clock = s.decided[collective][size];
@@ -1208,7 +1204,7 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
     const double r = p.pred[path] / p.pred[chosen];
     return turn && r >= kExplore &&
            clock - last_ran[path] >=
-               std::max(kFarFirst, kFarCalls * (r - 1)) * static_cast<double>(1 << std::min(far[path], 16));
+               std::max(kFarFirst, kFarCalls * (r - 1)) * static_cast<double>(1 << std::min(rechecks[path], 16));
   };
   for (int path = 0; path < ModelState::kPaths; ++path)
     if (path != chosen && p.ran[path] && p.model[path] > 0 &&
@@ -1218,10 +1214,9 @@ void recheck(ModelState& s, int collective, int size, int chosen, const Predicti
         (alt < 0 || last_ran[path] < last_ran[alt] || (last_ran[path] == last_ran[alt] && p.pred[path] < p.pred[alt])))
       alt = path;
   if (alt < 0) return;
+  const bool far_alt = far_turn(alt);
   run_path(d, alt);
   ++rechecks[alt];
-  const bool far_alt = far_turn(alt);
-  if (far_alt) ++far[alt];
   // From the wide bands only: there the next re-check is 32-64 calls away, where in the
   // narrow ones it comes within 8-16, and a host spell just over leaves the chosen
   // path's factor high for a call or two (a re-check confirmed on that handed a 64 MiB

@@ -93,12 +93,10 @@ struct ModelState {
   int last_ran[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};  // `decided` at its last run
   // Periodic re-checks of each path since it was last the path chosen (chosen: that path +
   // 1, at the last decided call); after k of them a path is re-checked at one in 2^k of its
-  // turns, k at most kMaxRecheckBackoff.
+  // turns, k at most kMaxRecheckBackoff; a path past the widest band waits 2^k times as long
+  // (k at most 16).
   static constexpr int kMaxRecheckBackoff = 3;
   int rechecks[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
-  // Re-checks of each path past the widest band since it was last the path chosen: the k-th
-  // comes 2^k times later than the first (cost_model.cc, recheck()).
-  int far_rechecks[ZCOLL_NUM_COLLECTIVES][kSizeClasses][kPaths] = {};
   int chosen[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};
   // calls the fast path took or sent on, since the last compressed call
   int fast_calls[ZCOLL_NUM_COLLECTIVES][kSizeClasses] = {};

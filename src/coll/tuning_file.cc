@@ -22,9 +22,9 @@ namespace {
 // Bump with any change to what a record means; sizeof(ModelState) is in the key as well.
 constexpr uint64_t kFormat = 6;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
-// A file larger than this is not a tuning file zcoll wrote (a record is about 184 KB).
+// A file larger than this is not a tuning file zcoll wrote (a record is about 180 KB).
 constexpr long kMaxFileBytes = 64l << 20;
-// The most records a file keeps (about 11.8 MB): a job that frees communicators of many shapes
+// The most records a file keeps (about 11.6 MB): a job that frees communicators of many shapes
 // drops the least recently written, rather than growing the file past kMaxFileBytes, where
 // every record would be lost at once.
 constexpr size_t kMaxRecords = 64;

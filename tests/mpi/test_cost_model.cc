@@ -613,7 +613,8 @@ TEST(CostModel, PathLearnedInsideASpellComesBack) {
 // now chosen only. The ring meets an 8-call spell of its own every 40 calls, hands the choice
 // to recursive doubling (2% slower than the ring outside the spells) and takes it back. The
 // node-aware schedule, 1.2x the ring and never faster, must be re-checked at most 8 times in
-// calls 51-400: 5 now, 14 when every change of the chosen path restarted every path's count.
+// calls 51-400: 3 now (5 with the bands before fb362b9), 14 when every change of the chosen
+// path restarted every path's count.
 TEST(CostModel, ChoiceGoingBackAndForthDoesNotRestartEveryBackoff) {
   Sim s(4, 1.0);
   s.nodes_of(2, 40.0);
