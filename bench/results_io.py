@@ -1,4 +1,5 @@
-"""Shared by the benchmark drivers (bench/netem/sweep.py, bench/smpi/run_scale.py)."""
+"""Shared by the benchmark drivers (bench/netem/sweep.py, bench/smpi/run_scale.py,
+bench/h5write/plot_study.py)."""
 
 import json
 import lzma
@@ -29,3 +30,21 @@ def read_results(jsonl):
             return [json.loads(l) for l in f if l.strip()]
     with open(jsonl) as f:
         return [json.loads(l) for l in f if l.strip()]
+
+
+def save_figure(fig, path, dpi):
+    """Saves a matplotlib figure as a PNG of at most 256 colours: a plot's lines, text and
+    markers look the same, and the file is about a third of matplotlib's RGBA one (the committed
+    studies' plots are most of the tracked tree, which a lent GPU machine takes at most 64 MiB
+    of)."""
+    fig.savefig(path, dpi=dpi)
+    palette_png(path)
+
+
+def palette_png(path):
+    """Rewrites the PNG at path with a 256-colour palette (Pillow, which matplotlib needs)."""
+    from PIL import Image
+    with Image.open(path) as im:
+        q = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                       dither=Image.Dither.NONE)
+    q.save(path, optimize=True)

@@ -10,12 +10,16 @@ import argparse
 import json
 import os
 import statistics
+import sys
 from collections import defaultdict
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from results_io import save_figure  # noqa: E402
 
 
 def label(d):
@@ -142,7 +146,7 @@ def plot_breakdown(rows, out):
         fig.suptitle(f"4 ranks, {n['fields']} fields, {n['raw_bytes'] / 2**20:.0f} MiB, throttlefs "
                      f"{rate:.0f} MB/s ({n['rate_measured_mbps']:.0f} measured)")
         fig.tight_layout()
-        fig.savefig(os.path.join(out, f"breakdown_{rate:.0f}.png"), dpi=110)
+        save_figure(fig, os.path.join(out, f"breakdown_{rate:.0f}.png"), dpi=110)
         plt.close(fig)
 
 
@@ -159,7 +163,7 @@ def plot_sweep(rows, out):
     ax.set_title("4 ranks, throttlefs 400 MB/s, REL 1e-4")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "sweep.png"), dpi=110)
+    save_figure(fig, os.path.join(out, "sweep.png"), dpi=110)
     plt.close(fig)
 
 

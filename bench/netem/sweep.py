@@ -38,7 +38,7 @@ from statistics import median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from results_io import append_results, read_results  # noqa: E402
+from results_io import append_results, read_results, save_figure  # noqa: E402
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 OPS = ["allgather", "bcast", "scatter", "allreduce", "reduce_scatter", "reduce"]
 
@@ -183,7 +183,7 @@ def plot(out_dir, out_jsonl):
         axes[0][-1].legend(fontsize=7)
         fig.suptitle(title)
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path, dpi=110)
         plt.close(fig)
         return path
 
@@ -383,7 +383,7 @@ def auto_table(out_dir, out_jsonl):
     axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
     png = os.path.join(out_dir, "auto_vs_best.png")
-    fig.savefig(png, dpi=110)
+    save_figure(fig, png, dpi=110)
     plt.close(fig)
     written.append(png)
     return written

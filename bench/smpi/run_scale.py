@@ -46,7 +46,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from results_io import append_results  # noqa: E402
+from results_io import append_results, save_figure  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -279,7 +279,7 @@ def plot(out_dir, recs):
     fig.suptitle(title, fontsize=8)
     fig.tight_layout()
     path = os.path.join(out_dir, "scale.png")
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
     written.append(path)
 
@@ -313,7 +313,7 @@ def plot(out_dir, recs):
                  "baselines: all of it as communication)", fontsize=8)
     fig.tight_layout()
     path = os.path.join(out_dir, "breakdown.png")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     written.append(path)
     return written
