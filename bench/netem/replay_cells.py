@@ -50,17 +50,31 @@ def main(argv):
         argv = argv[:1] + argv[2:]
     if len(argv) < 3:
         raise SystemExit(__doc__)
-    cells = defaultdict(dict)
+    # A cell is named by its study's folder. Where two studies would name a cell alike (a
+    # field's two-rank studies of one build: auto_2rank/X and auto_2rank_cesm/X), both are
+    # named by their parent folder too, or one's cells would take the other's columns.
+    found = []  # per study: (its folder, its cells' names without the folder, key, algo, times)
     for src in argv[2:]:
-        study = os.path.basename(os.path.normpath(src))
+        got = []
         for r in rows(src):
             times = r.get("call_times_s") or []
             if r["algo"] in ("auto", "zcoll") or len(times) < 10:
                 continue
             ranks = r.get("link_ranks") or str(r["ranks"])
-            name = f"{study}/{r['rate']}/{ranks}/{r['op']}/{r['bytes_per_rank'] >> 20}MiB"
-            key = (name, r["op"], ranks, gbps(r["rate"]), r["bytes_per_rank"])
-            cells[key][r["algo"].replace("-", "_")] = times
+            cell = f"{r['rate']}/{ranks}/{r['op']}/{r['bytes_per_rank'] >> 20}MiB"
+            got.append((cell, (r["op"], ranks, gbps(r["rate"]), r["bytes_per_rank"]), r["algo"], times))
+        found.append((os.path.normpath(src), got))
+    owners = defaultdict(set)
+    for src, got in found:
+        for cell, *_ in got:
+            owners[(os.path.basename(src), cell)].add(src)
+    cells = defaultdict(dict)
+    for src, got in found:
+        shared = any(len(owners[(os.path.basename(src), cell)]) > 1 for cell, *_ in got)
+        study = os.path.join(os.path.basename(os.path.dirname(src)), os.path.basename(src)) if shared else \
+            os.path.basename(src)
+        for cell, key, algo, times in got:
+            cells[(f"{study}/{cell}",) + key][algo.replace("-", "_")] = times
     if complete:
         most = defaultdict(set)
         for (_, op, ranks, _, _), paths in cells.items():

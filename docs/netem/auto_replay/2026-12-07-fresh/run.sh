@@ -1,7 +1,7 @@
 #!/bin/bash
 # The last session's rules (AFTER: a build of 97923ec) against the rules it started from
 # (BEFORE: a build of 1533a94), replayed on columns no rule was tuned on: this morning's
-# 100-call studies of 97923ec, two ranks and 2 x 2, both fields (100 cells). 1533a94's replay
+# 100-call studies of 97923ec, two ranks and 2 x 2, both fields (160 cells). 1533a94's replay
 # has no --rounds; AFTER is also read round 8 times.
 #   BEFORE=<build> AFTER=<build> bash run.sh
 set -euo pipefail
