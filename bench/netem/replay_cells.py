@@ -53,7 +53,7 @@ def main(argv):
     # A cell is named by its study's folder. Where two studies would name a cell alike (a
     # field's two-rank studies of one build: auto_2rank/X and auto_2rank_cesm/X), both are
     # named by their parent folder too, or one's cells would take the other's columns.
-    found = []  # per study: (its folder, its cells' names without the folder, key, algo, times)
+    found = []  # per study: its folder, and per column (cell name without the folder, key, algo, times)
     for src in argv[2:]:
         got = []
         for r in rows(src):
