@@ -443,7 +443,8 @@ void zcoll_config_init(zcoll_config *config);
  * Every rank's settings are compared in one small allreduce: codec, eb_mode, eb,
  * chunk_len (0 and the default count as the same), min_bytes, algorithm, algorithms[],
  * reduction and bound_target must be identical on every rank (codec.threads may differ:
- * streams do not depend on it; ndims/dims are ignored). If one differs, every rank
+ * streams do not depend on it, and AUTO's cost model counts the fewest threads of any
+ * rank, so that every rank decides alike; ndims/dims are ignored). If one differs, every rank
  * returns ZCOLL_ERR_MISMATCH and zcoll_error_detail() names the setting, two ranks that
  * disagree, and the range of its values. A rank with an invalid configuration returns
  * ZCOLL_ERR_ARG (or ZCOLL_ERR_CODEC: an unknown codec, or ZCOLL_REDUCTION_HOMOMORPHIC

@@ -381,13 +381,12 @@ Inputs inputs(const zcoll_comm_s& c, double rho, double comp, double decomp) {
   m.beta = l.beta;
   // The all-pairs pattern (alltoall) sends from every rank of a node across the network at
   // once.
-  m.share = c.topo.multi_node() ? c.topo.node_size : 1;
+  // Agreed figures only: on nodes of different sizes the largest, on ranks with different
+  // codec thread counts the fewest (each rank's own would let the ranks decide apart).
+  m.share = c.topo.multi_node() ? c.topo.max_node_size : 1;
   m.rho = rho;
-  // At most a piece's chunks' worth of threads work on it.
-  const size_t chunk = c.cfg.codec.chunk_len ? c.cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
-  const int threads = codec::thread_count(c.cfg.codec.threads, schedule::chunks_per_piece(chunk));
-  m.comp = comp / threads;
-  m.decomp = decomp / threads;
+  m.comp = comp / s.codec_threads;
+  m.decomp = decomp / s.codec_threads;
   m.reduce = s.reduce_cost;
   return m;
 }
@@ -490,6 +489,8 @@ int probe_pairs(const zcoll_comm_s& c, int* cpu, int pair[2][2]) {
   return ZCOLL_SUCCESS;
 }
 
+constexpr int kFigures = 7;  // local_figures()
+
 // What measure_links probes.
 struct ProbePlan {
   int pair[2][2] = {{-1, -1}, {-1, -1}};  // per class (0 intra, 1 inter), probe_pairs()
@@ -526,10 +527,13 @@ int plan_probe(const zcoll_comm_s& c, int* rank_scratch, ProbePlan* p) {
   return ZCOLL_SUCCESS;
 }
 
-// This rank's figures to agree on: v[0..3] each class's alpha and beta (configured,
-// measured, or cached), v[4] the reduction's cost, v[5] 1 where timing it ran out of memory.
+// This rank's figures to agree on (under MAX): v[0..3] each class's alpha and beta
+// (configured, measured, or cached), v[4] the reduction's cost, v[5] 1 where timing it ran
+// out of memory, v[6] minus the threads a piece gets here (at most a piece's chunks).
 // The process's own figures are measured here once.
-void local_figures(const ProbePlan& p, const Link measured[2], double v[6]) {
+void local_figures(const zcoll_comm_s& c, const ProbePlan& p, const Link measured[2], double v[kFigures]) {
+  const size_t chunk = c.cfg.codec.chunk_len ? c.cfg.codec.chunk_len : ZCOLL_DEFAULT_CHUNK_LEN;
+  v[6] = -codec::thread_count(c.cfg.codec.threads, schedule::chunks_per_piece(chunk));
   LinkCache& k = cache();
   std::lock_guard<std::mutex> lock(k.m);
   v[5] = 0;
@@ -559,9 +563,10 @@ int measure_links(zcoll_comm_s& c, int* rank_scratch) {
     }
   p.buffer.reset();
   // Agreed: the worst of every rank's figures, and whether a rank ran out of memory.
-  double v[6];
-  local_figures(p, measured, v);
-  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS) return ZCOLL_ERR_MPI;
+  double v[kFigures];
+  local_figures(c, p, measured, v);
+  if (c.size > 1 && MPI_Allreduce(MPI_IN_PLACE, v, kFigures, MPI_DOUBLE, MPI_MAX, c.comm) != MPI_SUCCESS)
+    return ZCOLL_ERR_MPI;
   if (v[5] > 0) {
     zcoll::set_error_detail("out of memory timing the reduction on one rank");
     return ZCOLL_ERR_NO_MEMORY;
@@ -570,6 +575,7 @@ int measure_links(zcoll_comm_s& c, int* rank_scratch) {
   s.intra = {v[0], v[1]};
   s.inter = {v[2], v[3]};
   s.reduce_cost = v[4];
+  s.codec_threads = static_cast<int>(-v[6]);
   ++s.epoch;
   LinkCache& k = cache();
   std::lock_guard<std::mutex> lock(k.m);

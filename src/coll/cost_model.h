@@ -50,6 +50,9 @@ struct Link {
 struct ModelState {
   Link intra, inter;                       // intra: ranks of one node; inter: the network
   double reduce_cost = 0;                  // s per byte of MPI's own reduction (local)
+  // The fewest codec threads a piece gets on any rank (codec.threads may differ per rank,
+  // and so may the automatic count, a host's cores over its ranks): the slowest rank's.
+  int codec_threads = 1;
   double best_compress[2] = {0, 0};        // cheapest agreed s per byte seen, per dtype
   double best_decompress[2] = {0, 0};      // (one thread): the fast path's lower bound
   double rho[ZCOLL_NUM_COLLECTIVES][2] = {};  // last agreed compressed/raw, per dtype

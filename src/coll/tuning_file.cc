@@ -20,7 +20,7 @@ namespace zcoll::coll {
 namespace {
 
 // Bump with any change to what a record means; sizeof(ModelState) is in the key as well.
-constexpr uint64_t kFormat = 6;
+constexpr uint64_t kFormat = 7;
 constexpr char kMagic[8] = {'z', 'c', 'o', 'l', 'l', 'T', 'U', 'N'};
 // A file larger than this is not a tuning file zcoll wrote (a record is about 180 KB).
 constexpr long kMaxFileBytes = 64l << 20;
@@ -179,6 +179,9 @@ void forget_calls_in_flight(ModelState& s) {
 int load_tuning(zcoll_comm_s& c) {
   if (!c.model) return ZCOLL_SUCCESS;
   ModelState& s = *c.model;
+  // This run's agreed thread count, not the one of the run that wrote the record (the key
+  // holds rank 0's setting only).
+  const int threads = s.codec_threads;
   int found = 0;
   if (c.rank == 0) {
     const char* path = std::getenv("ZCOLL_TUNING_FILE");
@@ -209,6 +212,7 @@ int load_tuning(zcoll_comm_s& c) {
   if (c.size > 1 &&
       MPI_Bcast(static_cast<void*>(&s), static_cast<int>(sizeof(ModelState)), MPI_BYTE, 0, c.comm) != MPI_SUCCESS)
     return ZCOLL_ERR_MPI;
+  s.codec_threads = threads;
   forget_calls_in_flight(s);
   c.tuning_loaded = true;
   return ZCOLL_SUCCESS;

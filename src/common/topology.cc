@@ -59,6 +59,7 @@ int build_topology(MPI_Comm comm, Topology* t, int* scratch) {
     t->node_of[r] = static_cast<int>(std::lower_bound(leaders, leaders_end, all[3 * r]) - leaders);
     // Regular: every node has as many ranks as this one (then node_size agrees too).
     if (all[3 * r + 2] != t->node_size) t->regular = false;
+    t->max_node_size = std::max(t->max_node_size, all[3 * r + 2]);
   }
   t->node = t->node_of[rank];
   if (t->regular && t->nodes > 1 && t->node_size > 1 &&

@@ -15,6 +15,7 @@ struct Topology {
   int node = 0;                   // this rank's node
   int node_rank = 0, node_size = 1;
   bool regular = true;            // every node has node_size ranks, in the same rank order
+  int max_node_size = 1;          // the largest node's ranks (node_size differs per node where not regular)
   std::vector<int> node_of;       // per rank of the communicator
   MPI_Comm node_comm = MPI_COMM_NULL;  // this node's ranks, ordered by rank
   // Ranks with this node_rank, one per node, ordered by node (only when regular and

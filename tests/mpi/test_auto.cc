@@ -12,6 +12,10 @@
 //              ratio differs wildly between ranks (one rank's constant); a rank with all-NaN
 //              data; a rank with count 0 in allgatherv; a bcast whose root alone has data.
 //              The decision (compressed, algorithm) must be the same on every rank.
+// perrank      what zcoll_comm_create lets differ per rank and the model must not see
+//              apart: codec threads (1 on rank 0, 16 on the others, over node links of
+//              0.1-100 Gbit/s); on 3 ranks or more, nodes of different sizes (2, 1, 1...).
+//              Every decision agrees and keeps the collective's guarantee, no hang.
 // explores     a schedule never run at a size, predicted within 2x of the chosen one, is
 //              run once: on 4 ranks over a slow link, allreduce's ring and recursive
 //              doubling (1.5x against 2x the vector on the wire) both run within the first
@@ -60,18 +64,31 @@ std::vector<float> slice(int n, int r) {
   return v;
 }
 
-// Creates a zcoll communicator with the node link given on the ranks `who` selects.
-zcoll_comm make_comm(const char* gbps, bool on_this_rank) {
+// Creates a zcoll communicator with the node link given on the ranks `who` selects, and
+// `threads` codec threads on this rank, in chunks of chunk_len values (0: the library's).
+zcoll_comm make_comm(const char* gbps, bool on_this_rank, int threads = 1, size_t chunk_len = 0) {
   if (on_this_rank) setenv("ZCOLL_NODE_LINK_GBPS", gbps, 1);
   zcoll_config cfg;
   zcoll_config_init(&cfg);
   cfg.codec.eb_mode = ZCOLL_EB_REL;
   cfg.codec.eb = 1e-4;
-  cfg.codec.threads = 1;
+  cfg.codec.threads = threads;
+  cfg.codec.chunk_len = chunk_len;
   zcoll_comm zc = nullptr;
   Watchdog w("zcoll_comm_create", 30);
   EXPECT_RC(zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc), ZCOLL_SUCCESS);
   unsetenv("ZCOLL_NODE_LINK_GBPS");
+  return zc;
+}
+
+// The same on the ranks of "node" `node` (ZCOLL_NODE_KEY), the network link between the
+// nodes given (inside them, measured).
+zcoll_comm make_node_comm(int node, const char* gbps) {
+  setenv("ZCOLL_NODE_KEY", std::to_string(node).c_str(), 1);
+  setenv("ZCOLL_LINK_GBPS", gbps, 1);
+  zcoll_comm zc = make_comm(gbps, false);
+  unsetenv("ZCOLL_NODE_KEY");
+  unsetenv("ZCOLL_LINK_GBPS");
   return zc;
 }
 
@@ -249,11 +266,7 @@ void nodes() {
   const std::vector<float> in = slice(kN, g_rank);
   for (const char* gbps : {"0.1", "10000"}) {
     Ctx c("nodes of 2 ranks, network link %s Gbit/s", gbps);
-    setenv("ZCOLL_NODE_KEY", std::to_string(g_rank / 2).c_str(), 1);
-    setenv("ZCOLL_LINK_GBPS", gbps, 1);  // between the nodes; inside them, measured
-    zcoll_comm zc = make_comm(gbps, false);
-    unsetenv("ZCOLL_NODE_KEY");
-    unsetenv("ZCOLL_LINK_GBPS");
+    zcoll_comm zc = make_node_comm(g_rank / 2, gbps);
     if (!zc) return;
     Tally compressed;
     for (int rep = 0; rep < 4; ++rep) round_of_collectives(zc, in, "real data", &compressed);
@@ -298,6 +311,35 @@ void adversarial() {
   }
 }
 
+void perrank() {
+  const std::vector<float> in = slice(kN, g_rank);
+  // Codec threads that differ per rank (zcoll_comm_create allows it: the automatic count is
+  // a host's cores over its ranks, which differs from host to host). Chunks of 1024 values
+  // give a piece 64 chunks, so the others' 16 threads could all share one where rank 0 has
+  // 1. Each rank's own count in the model made the ranks decide apart: the first such call
+  // hung (rank 0 in plain MPI, the others compressing).
+  for (const char* gbps : {"0.1", "1", "10", "100"}) {
+    Ctx c("codec threads 1 on rank 0, 16 on the others; node link %s Gbit/s", gbps);
+    zcoll_comm zc = make_comm(gbps, true, g_rank == 0 ? 1 : 16, 1024);
+    if (!zc) return;
+    Tally compressed;
+    for (int rep = 0; rep < 3; ++rep) round_of_collectives(zc, in, "real data", &compressed);
+    zcoll_comm_free(&zc);
+  }
+  // Nodes of different sizes (ZCOLL_NODE_KEY): the first node has two ranks, the others one
+  // each. The model's all-pairs pattern shares a node's link among its ranks: the largest
+  // node's count, the same on every rank.
+  if (g_size < 3) return;
+  for (const char* gbps : {"0.1", "1", "10", "100"}) {
+    Ctx c("nodes of 2, 1%s ranks; network link %s Gbit/s", g_size > 3 ? ", 1..." : "", gbps);
+    zcoll_comm zc = make_node_comm(std::max(g_rank, 1), gbps);
+    if (!zc) return;
+    Tally compressed;
+    for (int rep = 0; rep < 3; ++rep) round_of_collectives(zc, in, "real data", &compressed);
+    zcoll_comm_free(&zc);
+  }
+}
+
 void mixedtypes() {
   zcoll_comm zc = make_comm("10000", true);
   if (!zc) return;
@@ -323,7 +365,7 @@ void mixedtypes() {
 
 const Section kSections[] = {
     {"decides", decides}, {"adversarial", adversarial}, {"explores", explores}, {"nodes", nodes},
-    {"mixedtypes", mixedtypes}};
+    {"perrank", perrank}, {"mixedtypes", mixedtypes}};
 
 }  // namespace
 

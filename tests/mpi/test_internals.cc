@@ -186,13 +186,14 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
 // Member by member: a whole-struct memcmp would also compare padding, whose bytes a copy need
 // not keep (it failed under the sanitizers' build, where the Release build happened to pass).
 // When ModelState changes, list the new member here and bump tuning_file.cc's kFormat.
-static_assert(sizeof(zc::ModelState) == 181512, "ModelState changed: update same_state and kFormat");
+static_assert(sizeof(zc::ModelState) == 181520, "ModelState changed: update same_state and kFormat");
 bool same_state(const zc::ModelState& a, const zc::ModelState& b) {
   bool ok = true;
 #define ZCOLL_SAME(m) ok = ok && std::memcmp(&a.m, &b.m, sizeof a.m) == 0
   ZCOLL_SAME(intra);
   ZCOLL_SAME(inter);
   ZCOLL_SAME(reduce_cost);
+  ZCOLL_SAME(codec_threads);
   ZCOLL_SAME(best_compress);
   ZCOLL_SAME(best_decompress);
   ZCOLL_SAME(rho);
