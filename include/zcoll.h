@@ -298,11 +298,11 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_HIERARCHICAL = 9,  /* allreduce, reduce, bcast, allgather(v), reduce_scatter(_block):
                                    node-aware, see "Node-aware
                                    collectives" below; the flat default where the
-                                   communicator is not several nodes of equal size > 1 */
+                                   communicator has no such nodes */
   ZCOLL_ALGO_PLAIN_HIERARCHICAL = 10 /* the same collectives: a baseline, never
                                    compressed: the node-aware schedule with plain MPI on the
-                                   network too; plain MPI where the communicator is not several
-                                   nodes of equal size > 1. AUTO weighs it too. */
+                                   network too; plain MPI where the communicator has no such
+                                   nodes. AUTO weighs it too. */
 } zcoll_algorithm;
 
 /* How the reductions (reduce_scatter, allreduce, reduce) combine compressed data. */
@@ -580,11 +580,15 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * allgatherv, reduce_scatter and reduce_scatter_block). Nodes are the ranks that share memory (MPI_Comm_split_type), or, where
  * ZCOLL_NODE_KEY is set in the environment of zcoll_comm_create, the ranks with the same
  * key (network namespaces on one host, for example). When the communicator has several
- * nodes with the same number (> 1) of ranks each, in any rank order, data moves inside a
- * node with plain MPI, exact, and only what crosses between nodes is compressed, on the
- * "rails" (the ranks with the same rank inside their node, one per node); each rank of a
- * node compresses its share of the node's data. Otherwise (one node, one rank per node,
- * nodes of different sizes) the algorithm AUTO picks runs, and zcoll_last_stats names it.
+ * nodes, some with several ranks, in any rank order, data moves inside a node with plain
+ * MPI, exact, and only what crosses between nodes is compressed, on the "rails" (the ranks
+ * with the same rank inside their node, one per node); each rank on a rail compresses its
+ * share of the node's data. There are as many rails as the smallest node has ranks: where
+ * nodes differ in size, a larger node's other ranks take part in the node stages only
+ * (allreduce, reduce and bcast; their zcoll_last_stats count no bytes), and allgather(v)
+ * and reduce_scatter(_block), which move each rank's block on its own node rank's rail,
+ * need nodes of equal size. Otherwise (one node, one rank per node; nodes of different
+ * sizes for those two) the algorithm AUTO picks runs, and zcoll_last_stats names it.
  *   allreduce: a node reduce-scatter (MPI's floating-point op), the compressed allreduce
  *              of each slice over its rail, a node allgather. Each node's partial result is
  *              quantized once: SUM within nodes x eps (+ rounding) <= p x eps, the flat
@@ -607,7 +611,7 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * zcoll_last_stats: raw_bytes and wire_bytes count the rail stage (the traffic between
  * nodes; the node stages' plain traffic is not counted), eb_abs is the rail's per-input
  * bound, t_comm includes the node stages. Memory: the rail's compressed buffers (those of
- * the flat algorithm for this rank's slice: about 1/node_size of the vector for allreduce
+ * the flat algorithm for this rank's slice: about 1/rails of the vector for allreduce
  * and bcast) in an arena of the rail's own, on the rail communicator that
  * zcoll_comm_create makes, set up by the first node-aware call and kept until
  * zcoll_comm_free; allgather also builds node_size MPI hindexed datatypes per call;
@@ -623,7 +627,7 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * counts, root and op, but no value range), so that ranks passing different but matching
  * datatypes fall back to plain MPI together. Bcast and allgather(v) are exact,
  * allreduce is MPI's arithmetic in another order; stats.compressed is 0 and
- * stats.algorithm names it. Where the topology is not several nodes of equal size it is
+ * stats.algorithm names it. Where the topology has no such nodes (see above) it is
  * plain MPI. AUTO weighs it with the compressed schedules where the topology has such
  * nodes, and may run it (after its agreement, which it still makes).
  */

@@ -1,7 +1,8 @@
 // Node-aware allreduce and reduce: a plain reduce-scatter inside each node leaves node rank j
-// with slice j of its node's partial result; the rail of node rank j runs the compressed
-// allreduce on that slice (reduce: reduces it to the root's node); a plain allgatherv inside
-// each node puts the slices together (reduce: a gatherv at the root, inside its node).
+// with slice j of its node's partial result (one slice per rail: a larger node's ranks past
+// the rails get none); the rail of node rank j runs the compressed allreduce on that slice
+// (reduce: reduces it to the root's node); a plain allgatherv inside each node puts the
+// slices together (reduce: a gatherv at the root, inside its node).
 // Each node's partial is quantized once on the rail, so SUM is within nodes x eps of the
 // exact sum (<= p x eps, the flat bound; plus MPI's floating-point rounding of the node
 // partial), MIN/MAX within eps (homomorphic) or nodes x eps (DOC). Every rank of a rail
@@ -60,7 +61,7 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
   const Topology& t = c.topo;
   const MPI_Datatype type = mpi_type(dt);
   const size_t es = codec::element_size(dt);
-  node_slices(count, t.node_size, c.workspace);
+  node_slices(count, t, c.workspace);
   const std::vector<int>&counts = c.workspace.node_ints[0], &displs = c.workspace.node_ints[1];
   const int j = t.node_rank;
   const size_t n = static_cast<size_t>(counts[j]);
@@ -71,8 +72,10 @@ int hierarchical_allreduce(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
   rail->call_start = now();
   const int collective = root < 0 ? ZCOLL_COLL_ALLREDUCE : ZCOLL_COLL_REDUCE;
   const int root_node = root < 0 ? -1 : t.node_of[static_cast<size_t>(root)];
-  int rail_rc;
-  if (plain) {
+  int rail_rc = ZCOLL_SUCCESS;
+  if (!t.on_rail()) {  // the rail runs a zcoll schedule, never the CPRP2P baseline
+    off_rail(*rail, !plain, input_bound(c.cfg, collective, op, false, t.nodes, eb));
+  } else if (plain) {
     rail_rc = root < 0 ? mpi_rc(MPI_Allreduce(MPI_IN_PLACE, slice, counts[j], type, mpi_op, rail->comm))
                        : mpi_rc(MPI_Reduce(slice, result, counts[j], type, mpi_op, root_node, rail->comm));
     rail->record_plain();

@@ -326,15 +326,15 @@ double zcoll_time(int collective, int schedule, bool homomorphic, const Inputs& 
   }
 }
 
-// Node-aware (hierarchical.h): plain stages inside a node on the intra-node link, the
-// compressed stage (plain MPI for PLAIN_HIERARCHICAL) on the rails, whose node_size flows
-// share each node's network link.
+// Node-aware (hierarchical.h): plain stages inside a node on the intra-node link (the
+// largest node's), the compressed stage (plain MPI for PLAIN_HIERARCHICAL) on the rails, whose
+// k flows share each node's network link, each carrying a k-th of the vector.
 double hierarchical_time(const zcoll_comm_s& c, int collective, int schedule, bool homomorphic, const Inputs& m,
                          double bytes) {
   const ModelState& s = *c.model;
-  const int k = c.topo.node_size, nodes = c.topo.nodes;
+  const int k = c.topo.rails, nodes = c.topo.nodes;
   Inputs node = m, rail = m;
-  node.p = k;
+  node.p = c.topo.max_node_size;
   node.alpha = s.intra.alpha;
   node.beta = s.intra.beta;
   node.share = 1;
@@ -405,7 +405,7 @@ Paths candidates(const zcoll_comm_s& c, int collective, bool homomorphic) {
   Paths out;
   for (int a = ZCOLL_ALGO_RING; a < ModelState::kPaths; ++a)
     if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || homomorphic) &&
-        (!node_aware(a) || c.topo.hierarchical()))
+        (!node_aware(a) || node_aware_applies(c.topo, collective)))
       out.path[out.n++] = a;
   return out;
 }

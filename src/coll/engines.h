@@ -21,6 +21,9 @@ inline Choice table_choice(const zcoll_comm_s& c, int collective, size_t bytes) 
 // reduce_scatter, the whole vector otherwise (the root's, for reduce).
 int reduction_engine(zcoll_comm_s& c, int collective, zcoll_dtype dt, double eb, const Choice& ch, const void* input,
                      void* out, const std::vector<size_t>& counts, int op, int root);
+// The per-input bound reduction_engine uses on p ranks for the call's bound eb: eb itself,
+// or under ZCOLL_BOUND_RESULT eb over the result's worst-case error in per-input bounds.
+double input_bound(const zcoll_config& cfg, int collective, int op, bool cprp2p, int p, double eb);
 // Bcast of n elements from root.
 int bcast_engine(zcoll_comm_s& c, zcoll_dtype dt, double eb, const Choice& ch, void* buffer, size_t n, int root);
 // Allgatherv in elements; this rank's block is already in recvbuf at displs[rank]. The

@@ -2,18 +2,26 @@
 // node slices, and the end of a call.
 #include "coll/hierarchical.h"
 
+#include <algorithm>
 #include <new>
 
 #include "coll/call.h"
 
 namespace zcoll::coll {
 
+bool node_aware_applies(const Topology& t, int collective) {
+  const bool sliced =
+      collective == ZCOLL_COLL_ALLREDUCE || collective == ZCOLL_COLL_REDUCE || collective == ZCOLL_COLL_BCAST;
+  return sliced ? t.hierarchical() : t.regular_hierarchy();
+}
+
 bool runs_hierarchical(const zcoll_comm_s& c, int collective) {
-  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_HIERARCHICAL && c.topo.hierarchical();
+  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_HIERARCHICAL && node_aware_applies(c.topo, collective);
 }
 
 bool runs_plain_hierarchical(const zcoll_comm_s& c, int collective) {
-  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_PLAIN_HIERARCHICAL && c.topo.hierarchical();
+  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_PLAIN_HIERARCHICAL &&
+         node_aware_applies(c.topo, collective);
 }
 
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
@@ -26,11 +34,11 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
   // same outcome of the allocations.
   int local = ZCOLL_SUCCESS;
   std::unique_ptr<zcoll_comm_s> r;
-  int size = 1;
-  MPI_Comm_size(c.topo.rail_comm, &size);
+  int size = 0;
+  if (c.topo.rail_comm != MPI_COMM_NULL) MPI_Comm_size(c.topo.rail_comm, &size);
   try {
     r.reset(new zcoll_comm_s);
-    r->workspace.reserve_ranks(static_cast<size_t>(size), false);  // the rail's engines' arrays
+    if (size) r->workspace.reserve_ranks(static_cast<size_t>(size), false);  // the rail's engines' arrays
   } catch (const std::bad_alloc&) {
     local = ZCOLL_ERR_NO_MEMORY;
   }
@@ -41,8 +49,10 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
     return nullptr;
   }
   r->comm = c.topo.rail_comm;
-  MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(r->comm, &r->rank);
+  if (r->comm != MPI_COMM_NULL) {
+    MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(r->comm, &r->rank);
+  }
   r->size = size;
   // The rail runs the flat schedules (its own topology is one node of one rank).
   r->cfg = c.cfg;
@@ -53,6 +63,12 @@ zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
   r->debug_no_arena = c.debug_no_arena;
   c.rail = std::move(r);
   return c.rail.get();
+}
+
+void off_rail(zcoll_comm_s& rail, bool compressed, double eb) {
+  rail.last = zcoll_stats{};
+  rail.last.compressed = compressed;
+  rail.last.eb_abs = compressed ? eb : 0;
 }
 
 int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc) {
@@ -76,12 +92,13 @@ int node_allgather_and_finish(zcoll_comm_s& c, int schedule, const zcoll_comm_s&
   return finish_hierarchical(c, schedule, rail, rc ? rc : grc);
 }
 
-void node_slices(size_t count, int node_size, Workspace& w) {
-  const std::vector<size_t>& sizes = even_blocks(count, static_cast<size_t>(node_size), &w.node_sizes[0]);
+void node_slices(size_t count, const Topology& t, Workspace& w) {
+  const std::vector<size_t>& sizes = even_blocks(count, static_cast<size_t>(t.rails), &w.node_sizes[0]);
   std::vector<int>&counts = w.node_ints[0], &displs = w.node_ints[1];
-  counts.assign(sizes.begin(), sizes.end());
-  displs.assign(sizes.size(), 0);
-  for (size_t j = 1; j < sizes.size(); ++j) displs[j] = displs[j - 1] + counts[j - 1];
+  counts.assign(static_cast<size_t>(t.node_size), 0);
+  std::copy(sizes.begin(), sizes.end(), counts.begin());
+  displs.assign(counts.size(), 0);
+  for (size_t j = 1; j < counts.size(); ++j) displs[j] = displs[j - 1] + counts[j - 1];
 }
 
 int node_rank_of(const Topology& t, int rank) {

@@ -1,9 +1,13 @@
-// Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL), for a communicator of several nodes
-// with the same number (> 1) of ranks each (Topology::hierarchical()). Data moves inside
-// a node with plain MPI on topo.node_comm, exact; only what crosses the network is
-// compressed, by the flat engines (engines.h) run on the rail (the ranks of one node
-// rank, one per node), each rank of a node taking its share of the node's data. One
-// file each: allreduce_hierarchical.cc (and reduce), bcast_hierarchical.cc,
+// Node-aware collectives (ZCOLL_ALGO_HIERARCHICAL), for a communicator of several nodes,
+// some of several ranks (Topology::hierarchical()). Data moves inside a node with plain
+// MPI on topo.node_comm, exact; only what crosses the network is compressed, by the flat
+// engines (engines.h) run on the rails (the ranks of one node rank, one per node), each
+// rank on a rail taking its share of the node's data. Allreduce, reduce and bcast cut the
+// vector into one slice per rail, so nodes may differ in size (the smallest node's rank
+// count of rails; a larger node's other ranks take part in the node stages only).
+// Allgather and reduce_scatter move each rank's block on its own node rank's rail, and
+// need nodes of equal size (Topology::regular_hierarchy()). One file each:
+// allreduce_hierarchical.cc (and reduce), bcast_hierarchical.cc,
 // allgather_hierarchical.cc, reduce_scatter_hierarchical.cc.
 #pragma once
 #include <climits>
@@ -15,9 +19,12 @@
 
 namespace zcoll::coll {
 
+// Whether the topology has what the collective's node-aware schedules need (see above).
+// The same on every rank.
+bool node_aware_applies(const Topology& t, int collective);
 // Whether this call runs the node-aware algorithm: it is configured for the collective
-// and the topology has several nodes of equal size > 1. Otherwise the flat schedule runs
-// (select_algorithm treats HIERARCHICAL as AUTO). The same on every rank.
+// and node_aware_applies(). Otherwise the flat schedule runs (select_algorithm treats
+// HIERARCHICAL as AUTO). The same on every rank.
 bool runs_hierarchical(const zcoll_comm_s& c, int collective);
 // The same for the uncompressed baseline PLAIN_HIERARCHICAL (otherwise plain MPI runs).
 bool runs_plain_hierarchical(const zcoll_comm_s& c, int collective);
@@ -52,8 +59,12 @@ int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const int* co
 // The zcoll communicator of this rank's rail: made by the first node-aware call
 // (collective over c.comm; every rank makes that call), kept until zcoll_comm_free.
 // nullptr and *rc set when making it failed on any rank. Its per-rank arrays (Workspace) are
-// reserved there.
+// reserved there. A rank on no rail (Topology::on_rail()) gets one too, whose comm is
+// MPI_COMM_NULL: only its statistics are used (off_rail()).
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc);
+// The statistics of a rank on no rail: the call compressed (or not) with bound eb, but
+// this rank sent nothing over the network.
+void off_rail(zcoll_comm_s& rail, bool compressed, double eb);
 // The rail stage's statistics as the call's (algorithm: schedule), and the call's outcome
 // on every rank of c.comm: the worst of rc over all ranks.
 int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc);
@@ -61,9 +72,10 @@ int finish_hierarchical(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail,
 // (plain MPI_Allgatherv in place on node_comm), then finish_hierarchical.
 int node_allgather_and_finish(zcoll_comm_s& c, int schedule, const zcoll_comm_s& rail, int rc, zcoll_dtype dt,
                               void* buf, const std::vector<int>& counts, const std::vector<int>& displs);
-// count elements in node_size slices (even_blocks), as MPI's int counts and displacements:
+// count elements in t.rails slices (even_blocks), one per node rank on a rail (none for the
+// node's other ranks), as MPI's int counts and displacements over the node's ranks:
 // w.node_ints[0] and [1] (w.node_sizes[0] used on the way).
-void node_slices(size_t count, int node_size, Workspace& w);
+void node_slices(size_t count, const Topology& t, Workspace& w);
 // A rank's rank inside its node.
 int node_rank_of(const Topology& t, int rank);
 

@@ -55,16 +55,20 @@ int build_topology(MPI_Comm comm, Topology* t, int* scratch) {
   std::sort(leaders, leaders + size);
   int* const leaders_end = std::unique(leaders, leaders + size);
   t->nodes = static_cast<int>(leaders_end - leaders);
+  int min_node_size = size;
   for (int r = 0; r < size; ++r) {
     t->node_of[r] = static_cast<int>(std::lower_bound(leaders, leaders_end, all[3 * r]) - leaders);
     // Regular: every node has as many ranks as this one (then node_size agrees too).
     if (all[3 * r + 2] != t->node_size) t->regular = false;
     t->max_node_size = std::max(t->max_node_size, all[3 * r + 2]);
+    min_node_size = std::min(min_node_size, all[3 * r + 2]);
   }
   t->node = t->node_of[rank];
-  if (t->regular && t->nodes > 1 && t->node_size > 1 &&
-      MPI_Comm_split(comm, t->node_rank, t->node, &t->rail_comm) != MPI_SUCCESS)
-    return ZCOLL_ERR_MPI;
+  if (t->nodes > 1 && t->max_node_size > 1) {
+    t->rails = min_node_size;
+    if (MPI_Comm_split(comm, t->on_rail() ? t->node_rank : MPI_UNDEFINED, t->node, &t->rail_comm) != MPI_SUCCESS)
+      return ZCOLL_ERR_MPI;
+  }
   return ZCOLL_SUCCESS;
 }
 

@@ -18,16 +18,24 @@ struct Topology {
   int max_node_size = 1;          // the largest node's ranks (node_size differs per node where not regular)
   std::vector<int> node_of;       // per rank of the communicator
   MPI_Comm node_comm = MPI_COMM_NULL;  // this node's ranks, ordered by rank
-  // Ranks with this node_rank, one per node, ordered by node (only when regular and
-  // there are several nodes with several ranks each).
+  // The node-aware collectives' rails: where there are several nodes and some node has
+  // several ranks, the smallest node's rank count, else 0. Rail j is the ranks of node
+  // rank j, one per node, ordered by node (rail_comm); where nodes differ in size, the
+  // ranks of node rank rails and above are on none (rail_comm MPI_COMM_NULL).
+  int rails = 0;
   MPI_Comm rail_comm = MPI_COMM_NULL;
   // This rank's share of its host's cores (host_cores.h; the host from
   // MPI_COMM_TYPE_SHARED, whatever ZCOLL_NODE_KEY says).
   int core_share = 1;
 
   bool multi_node() const { return nodes > 1; }
-  // Several nodes of several ranks each: what the node-aware collectives need.
-  bool hierarchical() const { return rail_comm != MPI_COMM_NULL; }
+  // Several nodes, some of several ranks: what the node-aware allreduce, reduce and bcast
+  // need (they cut the vector into `rails` slices).
+  bool hierarchical() const { return rails > 0; }
+  // ... of equal size: what the node-aware allgather and reduce_scatter need (a rail per
+  // node rank: every rank's block travels on its own rail).
+  bool regular_hierarchy() const { return rails > 0 && regular; }
+  bool on_rail() const { return node_rank < rails; }
 };
 
 // Collective over comm. Returns a zcoll code (ZCOLL_ERR_MPI when a split fails).

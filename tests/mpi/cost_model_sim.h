@@ -63,12 +63,11 @@ struct Sim {
     c.model->reduce_cost = 1.0 / 4e9;
   }
   // Nodes of `k` ranks (a regular layout): the node-aware schedules become candidates, with
-  // a faster link inside the nodes. The rail communicator is only a flag to the model here.
+  // a faster link inside the nodes.
   void nodes_of(int k, double node_gbps) {
     c.topo.nodes = c.size / k;
-    c.topo.node_size = k;
+    c.topo.node_size = c.topo.max_node_size = c.topo.rails = k;
     for (int r = 0; r < c.size; ++r) c.topo.node_of[r] = r / k;
-    c.topo.rail_comm = MPI_COMM_SELF;
     c.model->intra = {0.5e-6, 8.0 / (node_gbps * 1e9)};
   }
   void codec(double compress, double decompress) {
@@ -84,7 +83,6 @@ struct Sim {
   ~Sim() {
     if (getenv("ZCOLL_SIM_TRACE")) printf("trace: %s\n", trace().c_str());  // for a rule's author
     c.comm = MPI_COMM_NULL;
-    c.topo.rail_comm = MPI_COMM_NULL;
   }
 
   // One call as call.cc makes it: the fast path, else the agreement's figures and decide(),

@@ -13,7 +13,9 @@
 //   interleaved  key rank % k: a node's ranks are not contiguous
 //   fallback     one node, or one rank per node: the flat algorithm runs instead
 // On 5 ranks the block and interleaved layouts are irregular (nodes of 2, 2, 1 or 3, 2):
-// the flat algorithm runs there too, and stats.algorithm must say which.
+// allreduce, reduce and bcast are node-aware there too (one rail and two: the smallest
+// node's rank count), with a rank on no rail in the second; allgather(v) and
+// reduce_scatter(_block) run the flat algorithm, and stats.algorithm must say which.
 // Inputs are slices of the shipped real fields; every element is checked against a
 // reference computed in long double from every rank's input, within the header's bound:
 //   allreduce and reduce SUM (and DOC MIN/MAX): nodes x eps + rounding (flat: p x eps +
@@ -94,6 +96,7 @@ struct Layout {
   std::vector<std::string> key;  // ZCOLL_NODE_KEY per rank ("" : unset, shared memory)
   int nodes = 1, node_size = 1;
   bool hier = false;             // several nodes, all of the same size > 1
+  bool sliced = false;           // several nodes, some of several ranks (allreduce, reduce, bcast)
   std::vector<int> node_of;
 };
 
@@ -113,7 +116,10 @@ Layout make_layout(const std::string& name, std::string (*key)(int r, int k), in
   L.node_size = size.begin()->second;
   bool regular = true;
   for (const auto& s : size) regular = regular && s.second == L.node_size;
-  L.hier = regular && L.nodes > 1 && L.node_size > 1;
+  int largest = 0;
+  for (const auto& s : size) largest = std::max(largest, s.second);
+  L.sliced = L.nodes > 1 && largest > 1;
+  L.hier = regular && L.sliced;
   return L;
 }
 
@@ -182,20 +188,23 @@ void agree_flush() {
 }
 
 // What ran and the bound it reports. flat: the algorithms the flat fallback may run.
+// sliced: the collective is allreduce, reduce or bcast (node-aware on irregular nodes too).
 // The plain baseline: nothing compressed, its own name on the node-aware path; 0.
-double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, std::initializer_list<int> flat, double want_eps) {
+double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, bool sliced, std::initializer_list<int> flat,
+                   double want_eps) {
   zcoll_stats st;
   std::memset(&st, 0xff, sizeof st);
   EXPECT_RC(zcoll_last_stats(zc, &st), ZCOLL_SUCCESS);
+  const bool node_aware = sliced ? L.sliced : L.hier;
   if (c.plain) {
-    const int want = L.hier ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : ZCOLL_ALGO_MPI;
+    const int want = node_aware ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : ZCOLL_ALGO_MPI;
     EXPECT(st.compressed == 0, "plain baseline: stats.compressed %d", st.compressed);
     EXPECT(st.algorithm == want, "plain baseline ran algorithm %d (%s), expected %s", st.algorithm,
            zcoll_algorithm_name(st.algorithm), zcoll_algorithm_name(want));
     return 0;
   }
   EXPECT(st.compressed == 1, "stats.compressed %d", st.compressed);
-  if (L.hier) {
+  if (node_aware) {
     EXPECT(st.algorithm == kHier, "ran algorithm %d (%s), expected hierarchical", st.algorithm,
            zcoll_algorithm_name(st.algorithm));
   } else {
@@ -287,12 +296,12 @@ void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size
   }
   const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
   // Quantizations on the way: one per node (one per rank on the flat path).
-  const double factor = homo_minmax ? 1 : L.hier ? L.nodes : p;
+  const double factor = homo_minmax ? 1 : L.sliced ? L.nodes : p;
   const double base = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
-  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, true, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
                                                result ? base / factor : base);
-  if (c.plain) check_stats(zc, L, c, {}, 0);
+  if (c.plain) check_stats(zc, L, c, true, {}, 0);
   const double allowed = c.plain ? 0 : result ? base : factor * eps;
   g_agree.push_back(fnv(rb, n * sizeof(T)));
   EXPECT(bad_guards(recv, kGuard, kGuard + n) == 0, "guard elements overwritten");
@@ -316,7 +325,7 @@ void run_reduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, int roo
   T* rb = recv.data() + kGuard;
   // Not where the call is plain MPI's own (the plain baseline on a flat topology): MPICH 4.0.2
   // crashes in MPI_Reduce with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540).
-  const bool ip = in_place && is_root && !(c.plain && !L.hier);
+  const bool ip = in_place && is_root && !(c.plain && !L.sliced);
   if (ip && n) std::memcpy(static_cast<void*>(rb), send.data(), n * sizeof(T));
   {
     Watchdog w("reduce");
@@ -325,11 +334,11 @@ void run_reduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, int roo
               ZCOLL_SUCCESS);
   }
   const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
-  const double factor = homo_minmax ? 1 : L.hier ? L.nodes : p;
+  const double factor = homo_minmax ? 1 : L.sliced ? L.nodes : p;
   const double base = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
-  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING}, result ? base / factor : base);
-  if (c.plain) check_stats(zc, L, c, {}, 0);
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, true, {ZCOLL_ALGO_RING}, result ? base / factor : base);
+  if (c.plain) check_stats(zc, L, c, true, {}, 0);
   EXPECT(ip || std::memcmp(send.data(), in[static_cast<size_t>(g_rank)].data(), n * sizeof(T)) == 0,
          "sendbuf modified");
   EXPECT(bad_guards(recv, is_root ? kGuard : 0, is_root ? kGuard + n : 0) == 0,
@@ -374,8 +383,8 @@ void run_reduce_scatter(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op,
   const double factor = homo_minmax ? 1 : L.hier ? L.nodes - 1 : p - 1;
   const double base_eb = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
-  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING}, result ? base_eb / factor : base_eb);
-  if (c.plain) check_stats(zc, L, c, {}, 0);
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, false, {ZCOLL_ALGO_RING}, result ? base_eb / factor : base_eb);
+  if (c.plain) check_stats(zc, L, c, false, {}, 0);
   const double allowed = c.plain ? 0 : result ? base_eb : factor * eps;
   EXPECT(bad_guards(recv, kGuard, recv.size() - kGuard) == 0, "guard elements overwritten");
   check_reduced(in, off, rb, mine, op, homo_minmax, allowed, eps);
@@ -397,11 +406,11 @@ void run_bcast(zcoll_comm zc, const Layout& L, const Cfg& c, int root, size_t n)
     Watchdog w("bcast");
     EXPECT_RC(zcoll_bcast(b, static_cast<int>(n), Ty<T>::mpi(), root, zc), ZCOLL_SUCCESS);
   }
-  const double eps = check_stats(zc, L, c, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}, abs_bound(c, lo, hi));
+  const double eps = check_stats(zc, L, c, true, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}, abs_bound(c, lo, hi));
   EXPECT(bad_guards(buf, kGuard, kGuard + n) == 0, "guard elements overwritten");
   // The root keeps its values; on the hierarchical path so does the root's node.
   const bool exact = c.plain || g_rank == root ||
-                     (L.hier && L.node_of[static_cast<size_t>(g_rank)] == L.node_of[static_cast<size_t>(root)]);
+                     (L.sliced && L.node_of[static_cast<size_t>(g_rank)] == L.node_of[static_cast<size_t>(root)]);
   size_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
     const bool ok = exact ? std::memcmp(&b[i], &want[i], sizeof(T)) == 0
@@ -451,7 +460,7 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
                 : zcoll_allgather(sb, mc, t, rb, static_cast<int>(base), t, zc),
               ZCOLL_SUCCESS);
   }
-  const double eps = check_stats(zc, L, c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
+  const double eps = check_stats(zc, L, c, false, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
   size_t bad = 0, touched = 0;
   std::vector<bool> covered(recv.size(), false);
   for (int s = 0; s < p; ++s)
@@ -482,10 +491,11 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
 // synchronisation). Every layout then runs the light set on the plain baseline (named
 // in the environment where the layout is not the thorough one).
 void run_layout(const Layout& L, bool thorough) {
-  Ctx cl("layout %s (%d nodes of %d%s)", L.name.c_str(), L.nodes, L.node_size, L.hier ? "" : ", flat fallback");
+  Ctx cl("layout %s (%d nodes, the first of %d%s)", L.name.c_str(), L.nodes, L.node_size,
+         L.hier ? "" : L.sliced ? ", irregular: allgather and reduce_scatter flat" : ", flat fallback");
   const int p = g_size;
   const std::vector<int> roots = {0, p - 1, 1};
-  const int variants = L.hier && thorough ? 4 : 2;
+  const int variants = L.sliced && thorough ? 4 : 2;
   for (int variant = 0; variant <= variants; ++variant) {
     Cfg c;
     if (variant == 1) c.mode = ZCOLL_EB_REL, c.eb = 1e-3;
@@ -497,7 +507,7 @@ void run_layout(const Layout& L, bool thorough) {
            c.plain ? " PLAIN_HIERARCHICAL" : "", c.env ? " (environment)" : "");
     zcoll_comm zc = make_comm(L, c);
     if (!zc) return;
-    const bool full = variant == 0 && L.hier && thorough;
+    const bool full = variant == 0 && L.sliced && thorough;
     const std::vector<size_t> counts = full ? std::vector<size_t>{0, 1, 4099, 20011} : std::vector<size_t>{9001};
     for (size_t k = 0; k < counts.size(); ++k)
       for (MPI_Op op : {MPI_SUM, MPI_MIN, MPI_MAX}) {
