@@ -96,7 +96,7 @@ const char* const kUsage =
     "                   recursive-doubling|bruck|binomial|scatter-allgather|pairwise|hierarchical|\n"
     "                   plain-hierarchical]\n"
     "           [--bytes PER_RANK] [--reduce-op sum|min|max] [--iters K] [--warmup W] [--threads T]\n"
-    "           [--chunk N] [--root R] [--check-stride S] [--interleave] [--json]\n"
+    "           [--chunk N] [--root R] [--ranks N] [--check-stride S] [--interleave] [--json]\n"
     "  --op OP        allgather|bcast|scatter|gather|alltoall, or a reduction:\n"
     "                 reduce_scatter|allreduce|reduce\n"
     "  --input FILE   raw little-endian field; dtype from --dtype or the .f32/.f64 suffix\n"
@@ -130,6 +130,9 @@ const char* const kUsage =
     "  --chunk N      codec chunk length in values (default 0: the library's, 16384); a piece\n"
     "                 of 65536 values has 65536 / N chunks, the threads that can share it\n"
     "  --root R       root of bcast/scatter/gather/reduce (default 0)\n"
+    "  --ranks N      run on the launch's first N ranks only (a communicator split from\n"
+    "                 MPI_COMM_WORLD; the others wait): nodes of different sizes out of a\n"
+    "                 launch whose nodes are alike (default: every rank)\n"
     "  --check-stride S  reductions: check every S-th output element only (default 1: all;\n"
     "                 the exact reference costs p^2 x count element visits in all)\n"
     "  --interleave   time the --algo and --threads lists' paths and plain MPI call by call\n"
@@ -149,7 +152,7 @@ struct Opts {
   std::string op, input, dtype, eb_mode = "rel", algo = "zcoll", reduce_op = "sum";
   double eb = 1e-4;
   size_t bytes = size_t{64} << 20;
-  int iters = 5, warmup = 2, threads = 1, root = 0;
+  int iters = 5, warmup = 2, threads = 1, root = 0, ranks = 0;
   size_t check_stride = 1, chunk = 0;
   bool json = false, help = false, interleave = false;
   std::vector<std::string> ops, algos;
@@ -178,6 +181,8 @@ struct Algo {
 };
 
 int g_rank = 0, g_size = 1;
+// The ranks that take part: MPI_COMM_WORLD, or its first --ranks N.
+MPI_Comm g_comm = MPI_COMM_WORLD;
 
 // Usage errors: printed once, by rank 0; every rank parses the same arguments.
 using zsupport::UsageError;
@@ -239,6 +244,7 @@ Opts parse(int argc, char** argv) {
       for (const std::string& v : split_list(val())) o.threads_list.push_back(parse_int(a, v, 0));
     }
     else if (a == "--root") o.root = parse_int(a, val(), 0);
+    else if (a == "--ranks") o.ranks = parse_int(a, val(), 1);
     else if (a == "--chunk") o.chunk = static_cast<size_t>(parse_int(a, val(), 0));
     else if (a == "--check-stride") o.check_stride = static_cast<size_t>(parse_int(a, val(), 1));
     else if (a == "--json") o.json = true;
@@ -468,7 +474,7 @@ double expected_eb_abs(const Opts& o, Op op, const Buffers<T>& b, size_t count) 
     range.add(b.send.data(), b.send.size());
   }
   double ext[2] = {-range.lo, range.hi};
-  MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_DOUBLE, MPI_MAX, g_comm);
   return ext[1] > -ext[0] ? o.eb * (ext[1] + ext[0]) : 0;
 }
 
@@ -486,16 +492,16 @@ struct Call {
   int mpi(T* out) const {
     const void* in = b.send.data();
     switch (op) {
-      case Op::Allgather: return MPI_Allgather(in, count, mt, out, count, mt, MPI_COMM_WORLD);
-      case Op::Bcast: return MPI_Bcast(out, count, mt, root, MPI_COMM_WORLD);
-      case Op::Scatter: return MPI_Scatter(in, count, mt, out, count, mt, root, MPI_COMM_WORLD);
-      case Op::Gather: return MPI_Gather(in, count, mt, out, count, mt, root, MPI_COMM_WORLD);
-      case Op::Alltoall: return MPI_Alltoall(in, count, mt, out, count, mt, MPI_COMM_WORLD);
+      case Op::Allgather: return MPI_Allgather(in, count, mt, out, count, mt, g_comm);
+      case Op::Bcast: return MPI_Bcast(out, count, mt, root, g_comm);
+      case Op::Scatter: return MPI_Scatter(in, count, mt, out, count, mt, root, g_comm);
+      case Op::Gather: return MPI_Gather(in, count, mt, out, count, mt, root, g_comm);
+      case Op::Alltoall: return MPI_Alltoall(in, count, mt, out, count, mt, g_comm);
       case Op::ReduceScatter:
-        return b.recvcounts.empty() ? MPI_Reduce_scatter_block(in, out, rs_block, mt, mop, MPI_COMM_WORLD)
-                                    : MPI_Reduce_scatter(in, out, b.recvcounts.data(), mt, mop, MPI_COMM_WORLD);
-      case Op::Allreduce: return MPI_Allreduce(in, out, count, mt, mop, MPI_COMM_WORLD);
-      case Op::Reduce: return MPI_Reduce(in, out, count, mt, mop, root, MPI_COMM_WORLD);
+        return b.recvcounts.empty() ? MPI_Reduce_scatter_block(in, out, rs_block, mt, mop, g_comm)
+                                    : MPI_Reduce_scatter(in, out, b.recvcounts.data(), mt, mop, g_comm);
+      case Op::Allreduce: return MPI_Allreduce(in, out, count, mt, mop, g_comm);
+      case Op::Reduce: return MPI_Reduce(in, out, count, mt, mop, root, g_comm);
     }
     return MPI_ERR_OTHER;
   }
@@ -526,15 +532,15 @@ struct Call {
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     int rc = MPI_SUCCESS, inbi = 0;
     const int first = (r + p - 1) % p;
-    rc |= MPI_Irecv(in[inbi], len(first), mt, left, tag, MPI_COMM_WORLD, &req[inbi]);
-    rc |= MPI_Send(out + beg(r), len(r), mt, right, tag, MPI_COMM_WORLD);
+    rc |= MPI_Irecv(in[inbi], len(first), mt, left, tag, g_comm, &req[inbi]);
+    rc |= MPI_Send(out + beg(r), len(r), mt, right, tag, g_comm);
     for (int k = 2; k < p; ++k) {
       const int prev = (r - k + 1 + p) % p, next = (r - k + p) % p;
       inbi ^= 1;
-      rc |= MPI_Irecv(in[inbi], len(next), mt, left, tag, MPI_COMM_WORLD, &req[inbi]);
+      rc |= MPI_Irecv(in[inbi], len(next), mt, left, tag, g_comm, &req[inbi]);
       rc |= MPI_Wait(&req[inbi ^ 1], MPI_STATUS_IGNORE);
       reduce(out + beg(prev), in[inbi ^ 1], len(prev));
-      rc |= MPI_Send(out + beg(prev), len(prev), mt, right, tag, MPI_COMM_WORLD);
+      rc |= MPI_Send(out + beg(prev), len(prev), mt, right, tag, g_comm);
     }
     rc |= MPI_Wait(&req[inbi], MPI_STATUS_IGNORE);
     const int done = (r + 1) % p;  // this rank's block of the result
@@ -542,7 +548,7 @@ struct Call {
     for (int k = 0; k < p - 1; ++k) {
       const int sb = (r + 1 - k + p) % p, rb = (r - k + p) % p;
       rc |= MPI_Sendrecv(out + beg(sb), len(sb), mt, right, tag, out + beg(rb), len(rb), mt, left, tag,
-                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                         g_comm, MPI_STATUS_IGNORE);
     }
     return rc;
   }
@@ -570,17 +576,17 @@ struct Call {
 // the same); bytes are summed, the times of the parts maxed.
 void record_stats(const zcoll_stats& st, int root, Result* res) {
   double head[3] = {st.eb_abs, static_cast<double>(st.algorithm), static_cast<double>(st.compressed)};
-  MPI_Bcast(head, 3, MPI_DOUBLE, root, MPI_COMM_WORLD);
+  MPI_Bcast(head, 3, MPI_DOUBLE, root, g_comm);
   res->eb_abs = head[0];
   res->algo_ran = algo_name(static_cast<int>(head[1]));
   res->compressed = static_cast<int>(head[2]);
   double sums[2] = {st.compressed ? static_cast<double>(st.raw_bytes) : 0.0, static_cast<double>(st.wire_bytes)};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, g_comm);
   res->raw_bytes = sums[0];
   res->wire_bytes = sums[1];
   res->ratio = res->compressed && sums[1] > 0 ? sums[0] / sums[1] : 1.0;
   double tm[4] = {st.t_compress, st.t_comm, st.t_decompress, st.t_reduce};
-  MPI_Allreduce(MPI_IN_PLACE, tm, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, tm, 4, MPI_DOUBLE, MPI_MAX, g_comm);
   res->t_compress = tm[0];
   res->t_comm = tm[1];
   res->t_decompress = tm[2];
@@ -590,7 +596,7 @@ void record_stats(const zcoll_stats& st, int root, Result* res) {
   res->t_predicted_mpi = st.t_predicted_plain;
   res->ratio_predicted = st.ratio_predicted;
   double front[2] = {st.t_model, st.t_setup};
-  MPI_Allreduce(MPI_IN_PLACE, front, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, front, 2, MPI_DOUBLE, MPI_MAX, g_comm);
   res->t_model = front[0];
   res->t_setup = front[1];
 }
@@ -609,9 +615,9 @@ zcoll_comm open_comm(const Opts& o, const Algo& algo) {
   cfg.reduction = algo.reduction;
   cfg.decision = algo.decision;
   zcoll_comm zc = nullptr;
-  const int rc = zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc);
+  const int rc = zcoll_comm_create(g_comm, &cfg, &zc);
   int worst = rc;
-  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, g_comm);
   if (worst) {
     if (rc) std::fprintf(stderr, "zcoll-bench coll: rank %d: zcoll_comm_create: %s\n", g_rank, zcoll_strerror(rc));
     if (zc) zcoll_comm_free(&zc);
@@ -646,13 +652,13 @@ void record_errors(Op op, RedOp rop, const Algo& algo, const std::vector<T>& fie
   if (red) {
     ReduceRef<T> ref{&field, {}, b.global_off, rop};
     for (int q = 0; q < g_size; ++q) ref.shift.push_back(q * field.size() / g_size);
-    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist, stride), &hist);
+    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist, stride), &hist, g_comm);
     s_mpi = algo.algorithm == ZCOLL_ALGO_MPI
                 ? s
-                : summarize(compare(ref, b.ref.data() + b.cmp_off, b.cmp_len, eb_unit, nullptr, stride), nullptr);
+                : summarize(compare(ref, b.ref.data() + b.cmp_off, b.cmp_len, eb_unit, nullptr, stride), nullptr, g_comm);
   } else {
     const CopyRef<T> ref{b.ref.data() + b.cmp_off};
-    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist), &hist);
+    s = summarize(compare(ref, result + b.cmp_off, b.cmp_len, eb_unit, &hist), &hist, g_comm);
   }
   res->max_abs_err = s.max_abs;
   res->mean_err = s.mean;
@@ -776,7 +782,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
   auto step = [&](Column& c, int i) {
     if (c.failed || cols[0].failed) return;
     int code = 0;
-    const double t = zsupport::time_call([&] { return call_of(c); }, &code);
+    const double t = zsupport::time_call([&] { return call_of(c); }, &code, g_comm);
     record_call(c);
     if (code) {
       c.failed = true;
@@ -799,7 +805,7 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
     std::mt19937 rng(12345);  // fully specified: every rank draws the same numbers
     // Plain MPI's output first, untimed, in the reference (see mpi_out).
     int code = 0;
-    zsupport::time_call([&] { return call.mpi(b.ref.data()); }, &code);
+    zsupport::time_call([&] { return call.mpi(b.ref.data()); }, &code, g_comm);
     if (code) {
       cols[0].failed = true;
       report(cols[0], code);
@@ -895,7 +901,7 @@ void run_typed(const std::vector<Opts>& group, bool interleave, Op op, std::vect
     ok = zsupport::read_values(o.input, &field, &err) ? 1 : 0;
     loaded = ok ? o.input : std::string();
   }
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, g_comm);
   if (!all) {
     if (!ok) std::fprintf(stderr, "zcoll-bench coll: rank %d: %s\n", g_rank, err.c_str());
     failed.assign(group.size(), 1);
@@ -904,8 +910,14 @@ void run_typed(const std::vector<Opts>& group, bool interleave, Op op, std::vect
   run<T>(group, interleave, op, field, res, failed);
 }
 
+// Every rank of the launch calls it, those --ranks left out too: they leave with the worst
+// status and enter MPI_Finalize together, since MPICH's finalize over TCP can hang when one
+// rank arrives late (docs/pmpi.md). The last line tells bench/netem/run.sh (--exit-line
+// "zcoll-bench coll: exit status") that the work is done, should that hang happen anyway.
 int finish(int rc) {
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   std::fflush(stdout);  // results reach mpiexec before MPI_Finalize (which can hang across netns)
+  if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: exit status %d\n", rc);
   std::fflush(stderr);
   MPI_Finalize();
   return rc;
@@ -1001,10 +1013,20 @@ int coll_main(int argc, char** argv) {
     for (const std::string& s : o.algos)
       for (const std::string& op_name : o.ops)
         if (s == "plainring" && op_name != "allreduce") throw UsageError{"--algo plainring is for --op allreduce only"};
-    if (o.root >= g_size) throw UsageError{"--root must be below the number of ranks"};
+    if (o.ranks > g_size) throw UsageError{"--ranks is more than the launch's ranks"};
+    if (o.root >= (o.ranks ? o.ranks : g_size)) throw UsageError{"--root must be below the number of ranks"};
   } catch (const UsageError& e) {
     if (g_rank == 0) std::fprintf(stderr, "zcoll-bench coll: %s\n%s", e.msg.c_str(), kUsage);
     return finish(2);
+  }
+  if (o.ranks > 0 && o.ranks < g_size) {
+    // The others take no part: they wait in MPI_Finalize.
+    if (MPI_Comm_split(MPI_COMM_WORLD, g_rank < o.ranks ? 0 : MPI_UNDEFINED, g_rank, &g_comm) != MPI_SUCCESS) {
+      std::fprintf(stderr, "zcoll-bench coll: MPI_Comm_split failed\n");
+      return finish(1);
+    }
+    if (g_comm == MPI_COMM_NULL) return finish(0);
+    g_size = o.ranks;
   }
   // Every combination, in order op, size, algorithm, threads; a failure is reported and
   // the rest still run (failures are agreed on by all ranks, so none is left waiting).

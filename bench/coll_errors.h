@@ -130,16 +130,16 @@ Errors compare(const Ref& ref, const T* got, size_t n, double eb_unit, ErrHist* 
   return e;
 }
 
-// Errors over all ranks, on every rank; the histograms are merged on rank 0, so p95_over_eb
-// is rank 0's only.
+// Errors over all ranks of comm, on every rank; the histograms are merged on rank 0, so
+// p95_over_eb is rank 0's only.
 struct ErrorSummary {
   double max_abs = 0, mean = 0, rmse = 0, range = 0, bad_specials = 0, max_allow = 0, p95_over_eb = 0;
 };
 
-inline ErrorSummary summarize(const Errors& e, ErrHist* hist) {
+inline ErrorSummary summarize(const Errors& e, ErrHist* hist, MPI_Comm comm) {
   double mx[4] = {e.max_abs, -e.lo, e.hi, e.max_allow}, sm[4] = {e.sum, e.sumsq, e.n, e.bad_specials};
-  MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, sm, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, sm, 4, MPI_DOUBLE, MPI_SUM, comm);
   ErrorSummary s;
   s.max_abs = mx[0];
   s.range = mx[2] + mx[1];
@@ -149,10 +149,10 @@ inline ErrorSummary summarize(const Errors& e, ErrHist* hist) {
   s.bad_specials = sm[3];
   if (hist) {
     int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(comm, &rank);
     auto& b = hist->bins();
     MPI_Reduce(rank == 0 ? MPI_IN_PLACE : b.data(), b.data(), static_cast<int>(b.size()), MPI_UINT64_T, MPI_SUM, 0,
-               MPI_COMM_WORLD);
+               comm);
     s.p95_over_eb = hist->quantile(0.95);
   }
   return s;

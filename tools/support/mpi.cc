@@ -15,13 +15,13 @@ std::string mpi_library() {
   return s;
 }
 
-double time_call(const std::function<int()>& call, int* code) {
-  MPI_Barrier(MPI_COMM_WORLD);
+double time_call(const std::function<int()>& call, int* code, MPI_Comm comm) {
+  MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
   const int mine = call();
   // Every rank learns of a failure anywhere, so that none waits in a later collective.
   double v[2] = {MPI_Wtime() - t0, static_cast<double>(mine)}, m[2];
-  MPI_Allreduce(v, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(v, m, 2, MPI_DOUBLE, MPI_MAX, comm);
   *code = m[1] == 0 ? 0 : mine ? mine : static_cast<int>(m[1]);
   return m[0];
 }

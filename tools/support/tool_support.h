@@ -103,7 +103,7 @@ std::string mpi_library();
 
 // Times one call of a collective after an MPI_Barrier: the slowest rank's time. *code: 0
 // where it succeeded on every rank, else this rank's code, or the largest over the ranks.
-double time_call(const std::function<int()>& call, int* code);
+double time_call(const std::function<int()>& call, int* code, MPI_Comm comm = MPI_COMM_WORLD);
 
 // Times warmup + iters calls of a collective (call returns an MPI or zcoll code, 0 for
 // success), each after an MPI_Barrier, and keeps the slowest rank's time of the last iters
