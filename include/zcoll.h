@@ -585,10 +585,12 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * with the same rank inside their node, one per node); each rank on a rail compresses its
  * share of the node's data. There are as many rails as the smallest node has ranks: where
  * nodes differ in size, a larger node's other ranks take part in the node stages only
- * (allreduce, reduce and bcast; their zcoll_last_stats count no bytes), and allgather(v)
- * and reduce_scatter(_block), which move each rank's block on its own node rank's rail,
- * need nodes of equal size. Otherwise (one node, one rank per node; nodes of different
- * sizes for those two) the algorithm AUTO picks runs, and zcoll_last_stats names it.
+ * (their zcoll_last_stats count no bytes): allreduce, reduce and bcast cut the vector into
+ * one slice per rail, allgather(v) hands those ranks' blocks to a rank on a rail in their
+ * node, whose rail carries them in further rounds (one per rails node ranks of the largest
+ * node). Reduce_scatter(_block), whose blocks each end on their own node rank's rail, needs
+ * nodes of equal size. Otherwise (one node, one rank per node; nodes of different sizes for
+ * reduce_scatter) the algorithm AUTO picks runs, and zcoll_last_stats names it.
  *   allreduce: a node reduce-scatter (MPI's floating-point op), the compressed allreduce
  *              of each slice over its rail, a node allgather. Each node's partial result is
  *              quantized once: SUM within nodes x eps (+ rounding) <= p x eps, the flat
@@ -600,7 +602,8 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  *              compressed over its rail, then a node allgather: within eps of the root's
  *              values (the root's node: exact).
  *   allgather(v): the compressed allgather of the rail's blocks, then a node exchange of
- *              what each rank collected: within eps, a rank's own block exact.
+ *              what each rank collected: within eps, a rank's own block exact (and its
+ *              node's blocks).
  *   reduce_scatter(_block): a node reduce-scatter (MPI's floating-point op) leaves each
  *              rank with its node's partial of the blocks that end on its node rank, one
  *              per node; the compressed reduce-scatter of those over its rail. SUM within

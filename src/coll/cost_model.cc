@@ -358,8 +358,8 @@ double hierarchical_time(const zcoll_comm_s& c, int collective, int schedule, bo
       return plain_time(ZCOLL_COLL_SCATTER, node, slice) +
              on_rail(ZCOLL_COLL_BCAST, nodes > 3 ? ZCOLL_ALGO_SCATTER_ALLGATHER : ZCOLL_ALGO_BINOMIAL, false, slice) +
              plain_time(ZCOLL_COLL_ALLGATHER, node, slice);
-    case ZCOLL_COLL_ALLGATHER:
-      return on_rail(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, false, bytes) +
+    case ZCOLL_COLL_ALLGATHER:  // a round per `k` node ranks of the largest node
+      return (c.topo.max_node_size + k - 1) / k * on_rail(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, false, bytes) +
              plain_time(ZCOLL_COLL_ALLGATHER, node, nodes * bytes);
     case ZCOLL_COLL_REDUCE:
       return plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +

@@ -10,9 +10,7 @@
 namespace zcoll::coll {
 
 bool node_aware_applies(const Topology& t, int collective) {
-  const bool sliced =
-      collective == ZCOLL_COLL_ALLREDUCE || collective == ZCOLL_COLL_REDUCE || collective == ZCOLL_COLL_BCAST;
-  return sliced ? t.hierarchical() : t.regular_hierarchy();
+  return collective == ZCOLL_COLL_REDUCE_SCATTER ? t.regular_hierarchy() : t.hierarchical();
 }
 
 bool runs_hierarchical(const zcoll_comm_s& c, int collective) {

@@ -2,11 +2,12 @@
 // some of several ranks (Topology::hierarchical()). Data moves inside a node with plain
 // MPI on topo.node_comm, exact; only what crosses the network is compressed, by the flat
 // engines (engines.h) run on the rails (the ranks of one node rank, one per node), each
-// rank on a rail taking its share of the node's data. Allreduce, reduce and bcast cut the
-// vector into one slice per rail, so nodes may differ in size (the smallest node's rank
-// count of rails; a larger node's other ranks take part in the node stages only).
-// Allgather and reduce_scatter move each rank's block on its own node rank's rail, and
-// need nodes of equal size (Topology::regular_hierarchy()). One file each:
+// rank on a rail taking its share of the node's data. There are as many rails as the
+// smallest node has ranks: where nodes differ in size, allreduce, reduce and bcast cut the
+// vector into one slice per rail (a larger node's other ranks take part in the node stages
+// only), and allgather carries those ranks' blocks on the rails in further rounds.
+// Reduce_scatter moves each rank's block on its own node rank's rail, and needs nodes of
+// equal size (Topology::regular_hierarchy()). One file each:
 // allreduce_hierarchical.cc (and reduce), bcast_hierarchical.cc,
 // allgather_hierarchical.cc, reduce_scatter_hierarchical.cc.
 #pragma once

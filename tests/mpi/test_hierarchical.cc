@@ -13,15 +13,15 @@
 //   interleaved  key rank % k: a node's ranks are not contiguous
 //   fallback     one node, or one rank per node: the flat algorithm runs instead
 // On 5 ranks the block and interleaved layouts are irregular (nodes of 2, 2, 1 or 3, 2):
-// allreduce, reduce and bcast are node-aware there too (one rail and two: the smallest
-// node's rank count), with a rank on no rail in the second; allgather(v) and
-// reduce_scatter(_block) run the flat algorithm, and stats.algorithm must say which.
+// allreduce, reduce, bcast and allgather(v) are node-aware there too (one rail and two:
+// the smallest node's rank count), with ranks on no rail; reduce_scatter(_block) runs the
+// flat algorithm, and stats.algorithm must say which.
 // Inputs are slices of the shipped real fields; every element is checked against a
 // reference computed in long double from every rank's input, within the header's bound:
 //   allreduce and reduce SUM (and DOC MIN/MAX): nodes x eps + rounding (flat: p x eps +
 //   rounding), reduce_scatter the same with nodes - 1 (flat: p - 1),
 //   homomorphic MIN/MAX: eps; bcast and allgather(v): eps of the sender's value, bit for
-//   bit on the root's node (bcast) and for a rank's own block (allgather).
+//   bit on the root's node (bcast) and for the blocks of a rank's own node (allgather).
 // eps = stats.eb_abs, itself checked against ABS, REL x (global or root's) range, or
 // RESULT's eb / factor. Allreduce results must be bit-identical on every rank; guard
 // elements (and allgatherv's gaps) must come back untouched. A failure on one rank
@@ -96,7 +96,7 @@ struct Layout {
   std::vector<std::string> key;  // ZCOLL_NODE_KEY per rank ("" : unset, shared memory)
   int nodes = 1, node_size = 1;
   bool hier = false;             // several nodes, all of the same size > 1
-  bool sliced = false;           // several nodes, some of several ranks (allreduce, reduce, bcast)
+  bool node_aware = false;       // several nodes, some of several ranks (all but reduce_scatter)
   std::vector<int> node_of;
 };
 
@@ -118,8 +118,8 @@ Layout make_layout(const std::string& name, std::string (*key)(int r, int k), in
   for (const auto& s : size) regular = regular && s.second == L.node_size;
   int largest = 0;
   for (const auto& s : size) largest = std::max(largest, s.second);
-  L.sliced = L.nodes > 1 && largest > 1;
-  L.hier = regular && L.sliced;
+  L.node_aware = L.nodes > 1 && largest > 1;
+  L.hier = regular && L.node_aware;
   return L;
 }
 
@@ -188,23 +188,24 @@ void agree_flush() {
 }
 
 // What ran and the bound it reports. flat: the algorithms the flat fallback may run.
-// sliced: the collective is allreduce, reduce or bcast (node-aware on irregular nodes too).
+// any_sizes: the collective is node-aware on nodes of different sizes too (all but
+// reduce_scatter).
 // The plain baseline: nothing compressed, its own name on the node-aware path; 0.
-double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, bool sliced, std::initializer_list<int> flat,
+double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, bool any_sizes, std::initializer_list<int> flat,
                    double want_eps) {
   zcoll_stats st;
   std::memset(&st, 0xff, sizeof st);
   EXPECT_RC(zcoll_last_stats(zc, &st), ZCOLL_SUCCESS);
-  const bool node_aware = sliced ? L.sliced : L.hier;
+  const bool aware = any_sizes ? L.node_aware : L.hier;
   if (c.plain) {
-    const int want = node_aware ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : ZCOLL_ALGO_MPI;
+    const int want = aware ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : ZCOLL_ALGO_MPI;
     EXPECT(st.compressed == 0, "plain baseline: stats.compressed %d", st.compressed);
     EXPECT(st.algorithm == want, "plain baseline ran algorithm %d (%s), expected %s", st.algorithm,
            zcoll_algorithm_name(st.algorithm), zcoll_algorithm_name(want));
     return 0;
   }
   EXPECT(st.compressed == 1, "stats.compressed %d", st.compressed);
-  if (node_aware) {
+  if (aware) {
     EXPECT(st.algorithm == kHier, "ran algorithm %d (%s), expected hierarchical", st.algorithm,
            zcoll_algorithm_name(st.algorithm));
   } else {
@@ -296,7 +297,7 @@ void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size
   }
   const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
   // Quantizations on the way: one per node (one per rank on the flat path).
-  const double factor = homo_minmax ? 1 : L.sliced ? L.nodes : p;
+  const double factor = homo_minmax ? 1 : L.node_aware ? L.nodes : p;
   const double base = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
   const double eps = c.plain ? 1 : check_stats(zc, L, c, true, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
@@ -325,7 +326,7 @@ void run_reduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, int roo
   T* rb = recv.data() + kGuard;
   // Not where the call is plain MPI's own (the plain baseline on a flat topology): MPICH 4.0.2
   // crashes in MPI_Reduce with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540).
-  const bool ip = in_place && is_root && !(c.plain && !L.sliced);
+  const bool ip = in_place && is_root && !(c.plain && !L.node_aware);
   if (ip && n) std::memcpy(static_cast<void*>(rb), send.data(), n * sizeof(T));
   {
     Watchdog w("reduce");
@@ -334,7 +335,7 @@ void run_reduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, int roo
               ZCOLL_SUCCESS);
   }
   const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
-  const double factor = homo_minmax ? 1 : L.sliced ? L.nodes : p;
+  const double factor = homo_minmax ? 1 : L.node_aware ? L.nodes : p;
   const double base = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
   const double eps = c.plain ? 1 : check_stats(zc, L, c, true, {ZCOLL_ALGO_RING}, result ? base / factor : base);
@@ -410,7 +411,7 @@ void run_bcast(zcoll_comm zc, const Layout& L, const Cfg& c, int root, size_t n)
   EXPECT(bad_guards(buf, kGuard, kGuard + n) == 0, "guard elements overwritten");
   // The root keeps its values; on the hierarchical path so does the root's node.
   const bool exact = c.plain || g_rank == root ||
-                     (L.sliced && L.node_of[static_cast<size_t>(g_rank)] == L.node_of[static_cast<size_t>(root)]);
+                     (L.node_aware && L.node_of[static_cast<size_t>(g_rank)] == L.node_of[static_cast<size_t>(root)]);
   size_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
     const bool ok = exact ? std::memcmp(&b[i], &want[i], sizeof(T)) == 0
@@ -460,7 +461,7 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
                 : zcoll_allgather(sb, mc, t, rb, static_cast<int>(base), t, zc),
               ZCOLL_SUCCESS);
   }
-  const double eps = check_stats(zc, L, c, false, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
+  const double eps = check_stats(zc, L, c, true, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
   size_t bad = 0, touched = 0;
   std::vector<bool> covered(recv.size(), false);
   for (int s = 0; s < p; ++s)
@@ -468,8 +469,11 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
       const size_t at = static_cast<size_t>(displs[s] + i);
       covered[kGuard + at] = true;
       const T g = rb[at], w = blocks[static_cast<size_t>(s)][static_cast<size_t>(i)];
-      const bool ok = s == g_rank || c.plain ? std::memcmp(&g, &w, sizeof(T)) == 0
-                                  : std::fabs(static_cast<double>(g) - static_cast<double>(w)) <= eps;
+      // Node-aware: a rank's node's blocks come inside the node, exact (zcoll.h).
+      const bool same_node = L.node_aware && L.node_of[static_cast<size_t>(s)] == L.node_of[static_cast<size_t>(g_rank)];
+      const bool ok = s == g_rank || same_node || c.plain
+                          ? std::memcmp(&g, &w, sizeof(T)) == 0
+                          : std::fabs(static_cast<double>(g) - static_cast<double>(w)) <= eps;
       if (!ok && bad++ < 3)
         std::fprintf(stderr, "[rank %d/%d]   %s: block %d element %d: got %.17g, want %.17g (eps %.4g)\n", g_rank, p,
                      ctx().c_str(), s, i, static_cast<double>(g), static_cast<double>(w), eps);
@@ -492,10 +496,10 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
 // in the environment where the layout is not the thorough one).
 void run_layout(const Layout& L, bool thorough) {
   Ctx cl("layout %s (%d nodes, the first of %d%s)", L.name.c_str(), L.nodes, L.node_size,
-         L.hier ? "" : L.sliced ? ", irregular: allgather and reduce_scatter flat" : ", flat fallback");
+         L.hier ? "" : L.node_aware ? ", irregular: reduce_scatter flat" : ", flat fallback");
   const int p = g_size;
   const std::vector<int> roots = {0, p - 1, 1};
-  const int variants = L.sliced && thorough ? 4 : 2;
+  const int variants = L.node_aware && thorough ? 4 : 2;
   for (int variant = 0; variant <= variants; ++variant) {
     Cfg c;
     if (variant == 1) c.mode = ZCOLL_EB_REL, c.eb = 1e-3;
@@ -507,7 +511,7 @@ void run_layout(const Layout& L, bool thorough) {
            c.plain ? " PLAIN_HIERARCHICAL" : "", c.env ? " (environment)" : "");
     zcoll_comm zc = make_comm(L, c);
     if (!zc) return;
-    const bool full = variant == 0 && L.sliced && thorough;
+    const bool full = variant == 0 && L.node_aware && thorough;
     const std::vector<size_t> counts = full ? std::vector<size_t>{0, 1, 4099, 20011} : std::vector<size_t>{9001};
     for (size_t k = 0; k < counts.size(); ++k)
       for (MPI_Op op : {MPI_SUM, MPI_MIN, MPI_MAX}) {
