@@ -130,14 +130,14 @@ int hierarchical_allgather(zcoll_comm_s& c, int schedule, zcoll_dtype dt, double
   const size_t es = codec::element_size(dt);
   // total is the same everywhere: where it is 0 nothing moves, and recvbuf may be NULL.
   if (total > 0 && !t.regular) rc = hand_to_rail(c, type, es, recvbuf, counts, displs, nr);
-  // Every round runs whatever failed before it (a rank that stopped would leave its rail
-  // waiting); the first failure is the call's.
   // The rail's blocks, one per node (rail rank i is node i): in round q, those of node rank
   // j + q x rails (0 elements where a node has no such rank).
   std::vector<int>& row_counts = w.node_ints[0];
   std::vector<size_t>& row_displs = w.node_sizes[0];
   rail->call_start = now();
   zcoll_stats sum{};
+  // Every round runs whatever failed before it (a rank that stopped would leave its rail
+  // waiting); the first failure is the call's.
   for (int row = j; t.on_rail() && row < t.max_node_size; row += k) {
     row_counts.assign(static_cast<size_t>(m), 0);
     row_displs.assign(static_cast<size_t>(m), 0);
