@@ -588,9 +588,9 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * (their zcoll_last_stats count no bytes): allreduce, reduce and bcast cut the vector into
  * one slice per rail, allgather(v) hands those ranks' blocks to a rank on a rail in their
  * node, whose rail carries them in further rounds (one per rails node ranks of the largest
- * node). Reduce_scatter(_block), whose blocks each end on their own node rank's rail, needs
- * nodes of equal size. Otherwise (one node, one rank per node; nodes of different sizes for
- * reduce_scatter) the algorithm AUTO picks runs, and zcoll_last_stats names it.
+ * node), and reduce_scatter(_block) carries their blocks on the rail of their node rank
+ * mod rails, whose rank in their node hands each on. Otherwise (one node, one rank per
+ * node) the algorithm AUTO picks runs, and zcoll_last_stats names it.
  *   allreduce: a node reduce-scatter (MPI's floating-point op), the compressed allreduce
  *              of each slice over its rail, a node allgather. Each node's partial result is
  *              quantized once: SUM within nodes x eps (+ rounding) <= p x eps, the flat
@@ -618,8 +618,9 @@ int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
  * and bcast) in an arena of the rail's own, on the rail communicator that
  * zcoll_comm_create makes, set up by the first node-aware call and kept until
  * zcoll_comm_free; allgather also builds node_size MPI hindexed datatypes per call;
- * reduce_scatter holds a packed copy of the whole input and room for the largest node partial (about 1/node_size of it) in the
- * communicator's arena, reused across calls, and reduce the node partial (twice that with
+ * reduce_scatter holds a packed copy of the whole input and room for the largest node partial (about 1/rails of it) in the
+ * communicator's arena, reused across calls (on nodes of different sizes also room for the
+ * blocks one rank on a rail carries for its node), and reduce the node partial (twice that with
  * PLAIN_HIERARCHICAL). An allgather whose receive buffer
  * passes INT_MAX elements (p x count: 64 ranks of 32 Mi floats) works on every path: the
  * displacements are kept as size_t and byte offsets, and PLAIN_HIERARCHICAL's rail stage then

@@ -32,15 +32,6 @@ int plain_rail_allgatherv(const zcoll_comm_s& rail, void* recvbuf, const int* co
 }
 
 namespace {
-// Where the ranks sit: nr[r] is rank r's node rank (node_comm orders a node's ranks by rank).
-// `seen` counts each node's ranks on the way (m entries).
-void node_ranks(const Topology& t, std::vector<int>* nr, std::vector<size_t>* seen) {
-  const size_t p = t.node_of.size();
-  seen->assign(static_cast<size_t>(t.nodes), 0);
-  nr->resize(p);
-  for (size_t r = 0; r < p; ++r) (*nr)[r] = static_cast<int>((*seen)[static_cast<size_t>(t.node_of[r])]++);
-}
-
 // Nodes of different sizes: a rank on no rail hands its block to node rank (its node rank
 // mod rails), which carries it over that rail.
 int hand_to_rail(zcoll_comm_s& c, MPI_Datatype type, size_t es, void* recvbuf, const int* counts, const size_t* displs,

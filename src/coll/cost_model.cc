@@ -365,9 +365,15 @@ double hierarchical_time(const zcoll_comm_s& c, int collective, int schedule, bo
       return plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +
              on_rail(ZCOLL_COLL_REDUCE, ZCOLL_ALGO_RING, homomorphic, slice) +
              plain_time(ZCOLL_COLL_GATHER, node, slice);
-    case ZCOLL_COLL_REDUCE_SCATTER:  // the input packed (a copy at about the node link's rate) first
+    case ZCOLL_COLL_REDUCE_SCATTER: {
+      // The input packed (a copy at about the node link's rate) first. A rail carries, per
+      // node, the blocks of up to `rows` node ranks (1 on equal nodes), and a
+      // rank on a rail hands all but its own on inside its node.
+      const double rows = (c.topo.max_node_size + k - 1) / k, block = bytes / m.p;
       return bytes * node.beta + plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +
-             on_rail(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, homomorphic, slice);
+             on_rail(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, homomorphic, rows > 1 ? nodes * rows * block : slice) +
+             (rows > 1 ? node.alpha + (rows - 1) * block * node.beta : 0);
+    }
     default: return 1e300;
   }
 }
@@ -405,7 +411,7 @@ Paths candidates(const zcoll_comm_s& c, int collective, bool homomorphic) {
   Paths out;
   for (int a = ZCOLL_ALGO_RING; a < ModelState::kPaths; ++a)
     if (algorithm_applies(collective, a) && (a != ZCOLL_ALGO_RECURSIVE_DOUBLING || homomorphic) &&
-        (!node_aware(a) || node_aware_applies(c.topo, collective)))
+        (!node_aware(a) || c.topo.hierarchical()))
       out.path[out.n++] = a;
   return out;
 }

@@ -9,17 +9,13 @@
 
 namespace zcoll::coll {
 
-bool node_aware_applies(const Topology& t, int collective) {
-  return collective == ZCOLL_COLL_REDUCE_SCATTER ? t.regular_hierarchy() : t.hierarchical();
-}
-
 bool runs_hierarchical(const zcoll_comm_s& c, int collective) {
-  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_HIERARCHICAL && node_aware_applies(c.topo, collective);
+  return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_HIERARCHICAL && c.topo.hierarchical();
 }
 
 bool runs_plain_hierarchical(const zcoll_comm_s& c, int collective) {
   return configured_algorithm(c.cfg, collective) == ZCOLL_ALGO_PLAIN_HIERARCHICAL &&
-         node_aware_applies(c.topo, collective);
+         c.topo.hierarchical();
 }
 
 zcoll_comm_s* rail_of(zcoll_comm_s& c, int* rc) {
@@ -97,6 +93,13 @@ void node_slices(size_t count, const Topology& t, Workspace& w) {
   std::copy(sizes.begin(), sizes.end(), counts.begin());
   displs.assign(counts.size(), 0);
   for (size_t j = 1; j < counts.size(); ++j) displs[j] = displs[j - 1] + counts[j - 1];
+}
+
+void node_ranks(const Topology& t, std::vector<int>* nr, std::vector<size_t>* seen) {
+  const size_t p = t.node_of.size();
+  seen->assign(static_cast<size_t>(t.nodes), 0);
+  nr->resize(p);
+  for (size_t r = 0; r < p; ++r) (*nr)[r] = static_cast<int>((*seen)[static_cast<size_t>(t.node_of[r])]++);
 }
 
 int node_rank_of(const Topology& t, int rank) {

@@ -5,9 +5,9 @@
 // rank on a rail taking its share of the node's data. There are as many rails as the
 // smallest node has ranks: where nodes differ in size, allreduce, reduce and bcast cut the
 // vector into one slice per rail (a larger node's other ranks take part in the node stages
-// only), and allgather carries those ranks' blocks on the rails in further rounds.
-// Reduce_scatter moves each rank's block on its own node rank's rail, and needs nodes of
-// equal size (Topology::regular_hierarchy()). One file each:
+// only), allgather carries those ranks' blocks on the rails in further rounds, and
+// reduce_scatter carries a rank's block on the rail of its node rank mod rails, whose rank
+// in its node hands it on. One file each:
 // allreduce_hierarchical.cc (and reduce), bcast_hierarchical.cc,
 // allgather_hierarchical.cc, reduce_scatter_hierarchical.cc.
 #pragma once
@@ -20,11 +20,8 @@
 
 namespace zcoll::coll {
 
-// Whether the topology has what the collective's node-aware schedules need (see above).
-// The same on every rank.
-bool node_aware_applies(const Topology& t, int collective);
 // Whether this call runs the node-aware algorithm: it is configured for the collective
-// and node_aware_applies(). Otherwise the flat schedule runs (select_algorithm treats
+// and the topology is hierarchical(). Otherwise the flat schedule runs (select_algorithm treats
 // HIERARCHICAL as AUTO). The same on every rank.
 bool runs_hierarchical(const zcoll_comm_s& c, int collective);
 // The same for the uncompressed baseline PLAIN_HIERARCHICAL (otherwise plain MPI runs).
@@ -77,6 +74,9 @@ int node_allgather_and_finish(zcoll_comm_s& c, int schedule, const zcoll_comm_s&
 // node's other ranks), as MPI's int counts and displacements over the node's ranks:
 // w.node_ints[0] and [1] (w.node_sizes[0] used on the way).
 void node_slices(size_t count, const Topology& t, Workspace& w);
+// Every rank's rank inside its node: (*nr)[r] (node_comm orders a node's ranks by rank);
+// *seen counts each node's ranks on the way (nodes entries).
+void node_ranks(const Topology& t, std::vector<int>* nr, std::vector<size_t>* seen);
 // A rank's rank inside its node.
 int node_rank_of(const Topology& t, int rank);
 

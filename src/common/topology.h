@@ -31,9 +31,6 @@ struct Topology {
   bool multi_node() const { return nodes > 1; }
   // Several nodes, some of several ranks: what the node-aware collectives need.
   bool hierarchical() const { return rails > 0; }
-  // ... of equal size: what the node-aware reduce_scatter needs (a rail per node rank:
-  // every rank's block ends on its own rail).
-  bool regular_hierarchy() const { return rails > 0 && regular; }
   bool on_rail() const { return node_rank < rails; }
 };
 

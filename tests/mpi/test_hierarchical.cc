@@ -9,13 +9,13 @@
 //
 // Each section sets ZCOLL_NODE_KEY in this process before zcoll_comm_create, so that
 // ranks with the same key form one "node":
-//   block        key rank / k: nodes of consecutive ranks
+//   block        key rank / k: nodes of consecutive ranks (and "lone last": the last
+//                rank a node alone, the others one node, on one rail: p - 2 ranks on none)
 //   interleaved  key rank % k: a node's ranks are not contiguous
 //   fallback     one node, or one rank per node: the flat algorithm runs instead
-// On 5 ranks the block and interleaved layouts are irregular (nodes of 2, 2, 1 or 3, 2):
-// allreduce, reduce, bcast and allgather(v) are node-aware there too (one rail and two:
-// the smallest node's rank count), with ranks on no rail; reduce_scatter(_block) runs the
-// flat algorithm, and stats.algorithm must say which.
+// On 5 ranks the block and interleaved layouts are irregular too (nodes of 2, 2, 1 or 3,
+// 2): every collective is node-aware there (one rail and two: the smallest node's rank
+// count), with ranks on no rail.
 // Inputs are slices of the shipped real fields; every element is checked against a
 // reference computed in long double from every rank's input, within the header's bound:
 //   allreduce and reduce SUM (and DOC MIN/MAX): nodes x eps + rounding (flat: p x eps +
@@ -95,8 +95,7 @@ struct Layout {
   std::string name;
   std::vector<std::string> key;  // ZCOLL_NODE_KEY per rank ("" : unset, shared memory)
   int nodes = 1, node_size = 1;
-  bool hier = false;             // several nodes, all of the same size > 1
-  bool node_aware = false;       // several nodes, some of several ranks (all but reduce_scatter)
+  bool node_aware = false;       // several nodes, some of several ranks
   std::vector<int> node_of;
 };
 
@@ -114,12 +113,9 @@ Layout make_layout(const std::string& name, std::string (*key)(int r, int k), in
   for (int r = 0; r < g_size; ++r) L.node_of.push_back(index[L.key[r]]);
   L.nodes = static_cast<int>(size.size());
   L.node_size = size.begin()->second;
-  bool regular = true;
-  for (const auto& s : size) regular = regular && s.second == L.node_size;
   int largest = 0;
   for (const auto& s : size) largest = std::max(largest, s.second);
   L.node_aware = L.nodes > 1 && largest > 1;
-  L.hier = regular && L.node_aware;
   return L;
 }
 
@@ -127,6 +123,7 @@ std::string block_key(int r, int k) { return "block" + std::to_string(r / k); }
 std::string inter_key(int r, int k) { return "inter" + std::to_string(r % k); }
 std::string one_key(int, int) { return "all"; }
 std::string own_key(int r, int) { return "own" + std::to_string(r); }
+std::string lone_last_key(int r, int) { return r == g_size - 1 ? "last" : "rest"; }
 
 const char* const kAlgorithmEnv[] = {"ZCOLL_ALLREDUCE_ALGORITHM", "ZCOLL_BCAST_ALGORITHM", "ZCOLL_ALLGATHER_ALGORITHM",
                                      "ZCOLL_REDUCE_SCATTER_ALGORITHM", "ZCOLL_REDUCE_ALGORITHM"};
@@ -188,15 +185,13 @@ void agree_flush() {
 }
 
 // What ran and the bound it reports. flat: the algorithms the flat fallback may run.
-// any_sizes: the collective is node-aware on nodes of different sizes too (all but
-// reduce_scatter).
 // The plain baseline: nothing compressed, its own name on the node-aware path; 0.
-double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, bool any_sizes, std::initializer_list<int> flat,
+double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, std::initializer_list<int> flat,
                    double want_eps) {
   zcoll_stats st;
   std::memset(&st, 0xff, sizeof st);
   EXPECT_RC(zcoll_last_stats(zc, &st), ZCOLL_SUCCESS);
-  const bool aware = any_sizes ? L.node_aware : L.hier;
+  const bool aware = L.node_aware;
   if (c.plain) {
     const int want = aware ? ZCOLL_ALGO_PLAIN_HIERARCHICAL : ZCOLL_ALGO_MPI;
     EXPECT(st.compressed == 0, "plain baseline: stats.compressed %d", st.compressed);
@@ -300,9 +295,9 @@ void run_allreduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, size
   const double factor = homo_minmax ? 1 : L.node_aware ? L.nodes : p;
   const double base = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
-  const double eps = c.plain ? 1 : check_stats(zc, L, c, true, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
                                                result ? base / factor : base);
-  if (c.plain) check_stats(zc, L, c, true, {}, 0);
+  if (c.plain) check_stats(zc, L, c, {}, 0);
   const double allowed = c.plain ? 0 : result ? base : factor * eps;
   g_agree.push_back(fnv(rb, n * sizeof(T)));
   EXPECT(bad_guards(recv, kGuard, kGuard + n) == 0, "guard elements overwritten");
@@ -338,8 +333,8 @@ void run_reduce(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op, int roo
   const double factor = homo_minmax ? 1 : L.node_aware ? L.nodes : p;
   const double base = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
-  const double eps = c.plain ? 1 : check_stats(zc, L, c, true, {ZCOLL_ALGO_RING}, result ? base / factor : base);
-  if (c.plain) check_stats(zc, L, c, true, {}, 0);
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING}, result ? base / factor : base);
+  if (c.plain) check_stats(zc, L, c, {}, 0);
   EXPECT(ip || std::memcmp(send.data(), in[static_cast<size_t>(g_rank)].data(), n * sizeof(T)) == 0,
          "sendbuf modified");
   EXPECT(bad_guards(recv, is_root ? kGuard : 0, is_root ? kGuard + n : 0) == 0,
@@ -381,11 +376,11 @@ void run_reduce_scatter(zcoll_comm zc, const Layout& L, const Cfg& c, MPI_Op op,
   }
   const bool homo_minmax = c.red != ZCOLL_REDUCTION_DOC && op != MPI_SUM;
   // Quantizations on the way: one per other node (one per other rank on the flat path).
-  const double factor = homo_minmax ? 1 : L.hier ? L.nodes - 1 : p - 1;
+  const double factor = homo_minmax ? 1 : L.node_aware ? L.nodes - 1 : p - 1;
   const double base_eb = abs_bound(c, lo, hi);
   const bool result = c.target == ZCOLL_BOUND_RESULT;
-  const double eps = c.plain ? 1 : check_stats(zc, L, c, false, {ZCOLL_ALGO_RING}, result ? base_eb / factor : base_eb);
-  if (c.plain) check_stats(zc, L, c, false, {}, 0);
+  const double eps = c.plain ? 1 : check_stats(zc, L, c, {ZCOLL_ALGO_RING}, result ? base_eb / factor : base_eb);
+  if (c.plain) check_stats(zc, L, c, {}, 0);
   const double allowed = c.plain ? 0 : result ? base_eb : factor * eps;
   EXPECT(bad_guards(recv, kGuard, recv.size() - kGuard) == 0, "guard elements overwritten");
   check_reduced(in, off, rb, mine, op, homo_minmax, allowed, eps);
@@ -407,7 +402,7 @@ void run_bcast(zcoll_comm zc, const Layout& L, const Cfg& c, int root, size_t n)
     Watchdog w("bcast");
     EXPECT_RC(zcoll_bcast(b, static_cast<int>(n), Ty<T>::mpi(), root, zc), ZCOLL_SUCCESS);
   }
-  const double eps = check_stats(zc, L, c, true, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}, abs_bound(c, lo, hi));
+  const double eps = check_stats(zc, L, c, {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_SCATTER_ALLGATHER}, abs_bound(c, lo, hi));
   EXPECT(bad_guards(buf, kGuard, kGuard + n) == 0, "guard elements overwritten");
   // The root keeps its values; on the hierarchical path so does the root's node.
   const bool exact = c.plain || g_rank == root ||
@@ -461,7 +456,7 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
                 : zcoll_allgather(sb, mc, t, rb, static_cast<int>(base), t, zc),
               ZCOLL_SUCCESS);
   }
-  const double eps = check_stats(zc, L, c, true, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
+  const double eps = check_stats(zc, L, c, {ZCOLL_ALGO_RING, ZCOLL_ALGO_BRUCK}, abs_bound(c, lo, hi));
   size_t bad = 0, touched = 0;
   std::vector<bool> covered(recv.size(), false);
   for (int s = 0; s < p; ++s)
@@ -496,7 +491,7 @@ void run_allgather(zcoll_comm zc, const Layout& L, const Cfg& c, size_t base, bo
 // in the environment where the layout is not the thorough one).
 void run_layout(const Layout& L, bool thorough) {
   Ctx cl("layout %s (%d nodes, the first of %d%s)", L.name.c_str(), L.nodes, L.node_size,
-         L.hier ? "" : L.node_aware ? ", irregular: reduce_scatter flat" : ", flat fallback");
+         L.node_aware ? "" : ", flat fallback");
   const int p = g_size;
   const std::vector<int> roots = {0, p - 1, 1};
   const int variants = L.node_aware && thorough ? 4 : 2;
@@ -635,6 +630,7 @@ std::vector<int> node_sizes() {
 
 void section_block() {
   for (int k : node_sizes()) run_layout(make_layout("rank/" + std::to_string(k), block_key, k), k == node_sizes()[0]);
+  run_layout(make_layout("lone last", lone_last_key, 0), false);
   run_debug_fail(make_layout("rank/2", block_key, 2), std::to_string(ZCOLL_ERR_CORRUPT), ZCOLL_ERR_CORRUPT);
   run_debug_fail(make_layout("rank/2", block_key, 2), "arena", ZCOLL_ERR_NO_MEMORY);
   run_plain_mixed_types(make_layout("rank/2", block_key, 2));

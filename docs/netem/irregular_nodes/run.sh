@@ -3,7 +3,7 @@
 # zcoll-bench coll uses the first 3 (--ranks 3): a node of 2 ranks and a node of 1. Plain MPI,
 # the node-aware schedules (compressed and plain), the flat ones and AUTO, call by call in
 # turn, at 1 and 10 Gbit/s, 1 and 16 MiB per rank, Nyx f64 at REL 1e-4: allreduce, bcast,
-# reduce and allgather (reduce_scatter's node-aware schedule needs nodes of equal size).
+# reduce, allgather and reduce_scatter (OPS="..." for some of them).
 #   bash run.sh BUILD OUT [ITERS]
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -15,12 +15,13 @@ INPUT=${INPUT:-$ROOT/../shared/datasets/nyx_phigrav_128x128x128.f64}
 [ -f "$INPUT" ] || INPUT=$ROOT/data/cesm_TS_10x192x288.f32
 mkdir -p "$OUT"
 for rate in 1gbit 10gbit; do
-  for op in allreduce bcast reduce allgather; do
+  for op in ${OPS:-allreduce bcast reduce allgather reduce_scatter}; do
     case $op in
       allreduce) algos=hierarchical,plain-hierarchical,ring,recursive-doubling,auto ;;
       bcast) algos=hierarchical,plain-hierarchical,binomial,scatter-allgather,auto ;;
       reduce) algos=hierarchical,plain-hierarchical,zcoll,auto ;;
       allgather) algos=hierarchical,plain-hierarchical,ring,bruck,auto ;;
+      reduce_scatter) algos=hierarchical,plain-hierarchical,ring,auto ;;
     esac
     echo "== $rate $op $(date +%T)" >&2
     bash "$ROOT/bench/netem/run.sh" --rate "$rate" --ranks 2 --ranks-per-node 2 --mpi mpich --timeout 900 \
