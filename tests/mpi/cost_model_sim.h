@@ -62,11 +62,14 @@ struct Sim {
     c.model->intra = c.model->inter = {2e-6, 8.0 / (gbps * 1e9)};
     c.model->reduce_cost = 1.0 / 4e9;
   }
-  // Nodes of `k` ranks (a regular layout): the node-aware schedules become candidates, with
-  // a faster link inside the nodes.
+  // Nodes of `k` consecutive ranks, the last one smaller where k does not divide the size:
+  // the node-aware schedules become candidates, with a faster link inside the nodes.
   void nodes_of(int k, double node_gbps) {
-    c.topo.nodes = c.size / k;
-    c.topo.node_size = c.topo.max_node_size = c.topo.rails = k;
+    const int last = c.size % k ? c.size % k : k;
+    c.topo.nodes = (c.size + k - 1) / k;
+    c.topo.node_size = c.topo.max_node_size = k;
+    c.topo.rails = last;
+    c.topo.regular = last == k;
     for (int r = 0; r < c.size; ++r) c.topo.node_of[r] = r / k;
     c.model->intra = {0.5e-6, 8.0 / (node_gbps * 1e9)};
   }

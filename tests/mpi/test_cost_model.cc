@@ -387,6 +387,23 @@ TEST(CostModel, FactorsFollowTheSampleAsItWarms) {
   EXPECT_GE(s.runs_of(ZCOLL_ALGO_HIERARCHICAL, 4), 31) << "calls 5-40 must run the node-aware schedule: " << s.trace();
 }
 
+// Nodes of different sizes (7 of 16 ranks and one of 12: 12 rails): every node-aware
+// schedule is a candidate there, reduce_scatter's too, which until 3c0a9cb ran only on nodes
+// of equal size. Where it is the fastest path it must run most of calls 5-40.
+TEST(CostModel, NodeAwareReduceScatterRunsOnNodesOfDifferentSizes) {
+  Sim s(124, 100.0);
+  s.nodes_of(16, 96.0);
+  s.homomorphic = true;
+  s.codec(1.4e-10, 1.8e-10);
+  s.agreement = 0.3e-3;
+  s.warm = {{0, 5.0e-3},
+            {ZCOLL_ALGO_RING, 6.0e-3},
+            {ZCOLL_ALGO_HIERARCHICAL, 2.5e-3},
+            {ZCOLL_ALGO_PLAIN_HIERARCHICAL, 4.5e-3}};
+  for (int i = 0; i < 40; ++i) s.call(ZCOLL_COLL_REDUCE_SCATTER, 16 * kMiB);
+  EXPECT_GE(s.runs_of(ZCOLL_ALGO_HIERARCHICAL, 4), 30) << "calls 5-40 must run the node-aware schedule: " << s.trace();
+}
+
 // Plain MPI's reductions across nodes are modelled with a ring's traffic, the optimistic
 // case: at 16 nodes x 16 ranks (SIMULATED) the model of MPICH's recursive halving (all 16
 // ranks of a node crossing the network at once) put a 4 MiB allreduce at 10.9 ms, plain MPI
