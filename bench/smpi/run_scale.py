@@ -33,7 +33,9 @@ without compression (ZCOLL_ALGO_PLAIN_HIERARCHICAL).
 plainring (allreduce only) is zcoll-bench's uncompressed ring allreduce with its reduction
 loop executed and therefore charged; SMPI's own MPI_Allreduce charges no reduction.
 --ranks-per-node R puts R ranks on each host (R cores, loopback between them); the
-effective thread count is then per rank.
+effective thread count is then per rank. --bench-ranks N times the collectives on the first
+N ranks only (zcoll-bench coll --ranks N), so that the last host has fewer: nodes of
+different sizes.
 """
 
 import argparse
@@ -166,6 +168,8 @@ def run_study(args, out_jsonl, log_dir):
                        "rel", "--eb", str(args.eb), "--bytes", ",".join(sizes), "--algo", ",".join(launch_algos),
                        "--threads", "1", "--iters", str(args.iters), "--warmup", str(args.warmup),
                        "--check-stride", str(args.check_stride), "--chunk", str(args.chunk_len), "--json"]
+                if args.bench_ranks:
+                    cmd += ["--ranks", str(args.bench_ranks)]
                 print(f"run_scale: {nodes} nodes x {rpn} {op} {','.join(sizes)} E={factor}: {' '.join(cmd)}",
                       file=sys.stderr, flush=True)
                 log_path = os.path.join(log_dir, f"{tag}_{op}_{'_'.join(sizes)}.log")
@@ -181,6 +185,7 @@ def run_study(args, out_jsonl, log_dir):
                            else f"host speed = {factor} x smpi/host-speed: simulated compute = this machine's "
                                 f"single-thread CPU time / {factor} (effective threads, modelled)")
                 got = append_results(proc.stdout, out_jsonl, nodes=nodes, ranks_per_node=rpn, simulated=True,
+                                     bench_ranks=args.bench_ranks or ranks,
                                      platform=f"{nodes} hosts, {args.bw} links, {args.lat} per link, non-blocking "
                                               f"switch, {rpn} rank(s) per host"
                                               + (f" (loopback {args.loopback_bw}, {args.loopback_lat})" if rpn > 1
@@ -402,6 +407,8 @@ def main():
     ap.add_argument("--chunk-len", type=int, default=0,
                     help="codec chunk length (0: the library's); a piece's chunks bound the threads that share it")
     ap.add_argument("--ranks-per-node", type=int, default=1, help="ranks (and cores) per simulated host (default 1)")
+    ap.add_argument("--bench-ranks", type=int, default=0,
+                    help="time the collectives on the first N ranks only (nodes of different sizes; default all)")
     ap.add_argument("--loopback-bw", default="12GBps", help="between ranks of one host (default 12GBps)")
     ap.add_argument("--loopback-lat", default="0.3us", help="between ranks of one host (default 0.3us)")
     ap.add_argument("--smpi-coll", default="",
