@@ -68,16 +68,18 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   std::vector<int>& nr = w.node_ints[1];
   node_ranks(t, &nr, &w.node_sizes[1]);
   // order: the ranks by rail (node rank mod rails), then node, then node rank: the packed
-  // input's block order. begin: where each rank's block starts in the input.
-  std::vector<int>& order = w.node_ints[0];
-  order.resize(static_cast<size_t>(p));
-  for (int r = 0; r < p; ++r) order[static_cast<size_t>(r)] = r;
-  auto before = [&](int a, int b) {
-    const size_t u = static_cast<size_t>(a), v = static_cast<size_t>(b);
-    if (nr[u] % k != nr[v] % k) return nr[u] % k < nr[v] % k;
-    return t.node_of[u] != t.node_of[v] ? t.node_of[u] < t.node_of[v] : nr[u] < nr[v];
+  // input's block order. A counting sort on (rail, node), stable: rank order is node rank
+  // order within a node (rails x nodes <= p buckets).
+  std::vector<int>&order = w.node_ints[0], &bucket = w.node_ints[2];
+  auto key = [&](size_t r) {
+    return static_cast<size_t>(nr[r] % k) * static_cast<size_t>(m) + static_cast<size_t>(t.node_of[r]);
   };
-  std::sort(order.begin(), order.end(), before);
+  bucket.assign(static_cast<size_t>(k) * static_cast<size_t>(m) + 1, 0);
+  for (size_t r = 0; r < static_cast<size_t>(p); ++r) ++bucket[key(r) + 1];
+  for (size_t b = 1; b < bucket.size(); ++b) bucket[b] += bucket[b - 1];
+  order.resize(static_cast<size_t>(p));
+  for (size_t r = 0; r < static_cast<size_t>(p); ++r)
+    order[static_cast<size_t>(bucket[key(r)]++)] = static_cast<int>(r);
   std::vector<size_t>& begin = w.node_sizes[0];
   begin.assign(static_cast<size_t>(p) + 1, 0);
   for (int r = 0; r < p; ++r)
@@ -91,8 +93,7 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
     const size_t r = static_cast<size_t>(order[q]);
     slice_len[static_cast<size_t>(nr[r] % k)] += counts[r];
     carried += counts[r];
-    const size_t next = q + 1 < order.size() ? static_cast<size_t>(order[q + 1]) : r;
-    if (next == r || nr[next] % k != nr[r] % k || t.node_of[next] != t.node_of[r]) {
+    if (q + 1 == order.size() || key(static_cast<size_t>(order[q + 1])) != key(r)) {
       most_carried = std::max(most_carried, carried);
       carried = 0;
     }
@@ -132,7 +133,8 @@ int hierarchical_reduce_scatter(zcoll_comm_s& c, int schedule, zcoll_dtype dt, d
   }
   std::vector<int>& node_counts = w.node_ints[2];
   node_counts.assign(static_cast<size_t>(t.node_size), 0);
-  for (int jj = 0; jj < k; ++jj) node_counts[static_cast<size_t>(jj)] = static_cast<int>(slice_len[static_cast<size_t>(jj)]);
+  for (int jj = 0; jj < k; ++jj)
+    node_counts[static_cast<size_t>(jj)] = static_cast<int>(slice_len[static_cast<size_t>(jj)]);
   const MPI_Datatype type = mpi_type(dt);
   rc = mpi_rc(MPI_Reduce_scatter(packed, slice, node_counts.data(), type, mpi_op, t.node_comm));
   // The rail's blocks: one per node (rail rank i is node i), that node's blocks on this rail.
