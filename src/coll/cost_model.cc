@@ -367,8 +367,8 @@ double hierarchical_time(const zcoll_comm_s& c, int collective, int schedule, bo
              plain_time(ZCOLL_COLL_GATHER, node, slice);
     case ZCOLL_COLL_REDUCE_SCATTER: {
       // The input packed (a copy at about the node link's rate) first. A rail carries, per
-      // node, the blocks of up to `rows` node ranks (1 on equal nodes), and a
-      // rank on a rail hands all but its own on inside its node.
+      // node, the blocks of up to `rows` node ranks (1 on equal nodes), and a rank on a rail
+      // hands all but its own on inside its node.
       const double rows = (c.topo.max_node_size + k - 1) / k, block = bytes / m.p;
       return bytes * node.beta + plain_time(ZCOLL_COLL_REDUCE_SCATTER, node, bytes) +
              on_rail(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, homomorphic, rows > 1 ? nodes * rows * block : slice) +
