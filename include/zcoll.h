@@ -472,6 +472,31 @@ int zcoll_comm_free(zcoll_comm *zcomm);
  * (AUTO's warm start), else 0; the same on every rank. */
 int zcoll_comm_warm_start(zcoll_comm comm, int *warm);
 
+/* What zcoll_comm_create found for this communicator, as this rank sees it: the nodes
+ * (MPI_COMM_TYPE_SHARED, or ZCOLL_NODE_KEY; see "Node-aware collectives" below), the codec
+ * threads, and the link figures AUTO's cost model starts from (measured once per process
+ * by a ping-pong, or configured: link_gbps, ZCOLL_LINK_GBPS). For checking a cluster's
+ * set-up: whether the nodes are the ones the job was placed on, what the model was given.
+ * Local: no communication. Fields marked "agreed" are the same on every rank. */
+typedef struct zcoll_comm_info {
+  int nodes;            /* nodes of the communicator (agreed) */
+  int node;             /* this rank's node, nodes numbered by their lowest rank */
+  int node_rank;        /* this rank's rank inside its node (ordered by rank) */
+  int node_size;        /* ranks of this rank's node */
+  int max_node_size;    /* ranks of the largest node (agreed) */
+  int rails;            /* the node-aware collectives' rails: the smallest node's ranks where
+                           there are several nodes, some of several ranks; else 0 (agreed) */
+  int codec_threads;    /* this rank's codec threads (config.codec.threads, 0 resolved) */
+  int model_threads;    /* the fewest codec threads a piece gets on any rank: what AUTO's
+                           model divides the one-thread codec cost by (agreed) */
+  double intra_latency_s, intra_bytes_per_s; /* between ranks of one node (agreed: the
+                                                worst of every rank's figures) */
+  double inter_latency_s, inter_bytes_per_s; /* between nodes (agreed; on one node, what
+                                                this process measured or was given before,
+                                                else 0) */
+} zcoll_comm_info;
+int zcoll_comm_get_info(zcoll_comm comm, zcoll_comm_info *info);
+
 /*
  * The collectives take MPI's arguments and keep MPI's semantics, MPI_IN_PLACE included.
  * float (MPI_FLOAT) and double (MPI_DOUBLE) messages of at least min_bytes per rank are

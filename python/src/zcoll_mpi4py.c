@@ -20,10 +20,11 @@
 ZPY_EXPORT void *zcollpy_in_place(void) { return MPI_IN_PLACE; }
 
 /* sizeof of the structs Python mirrors with ctypes, to refuse a layout mismatch. */
-ZPY_EXPORT void zcollpy_struct_sizes(size_t out[3]) {
+ZPY_EXPORT void zcollpy_struct_sizes(size_t out[4]) {
   out[0] = sizeof(zcoll_codec_params);
   out[1] = sizeof(zcoll_config);
   out[2] = sizeof(zcoll_stats);
+  out[3] = sizeof(zcoll_comm_info);
 }
 
 /* MPI_Get_library_version of the MPI this library is linked with; Python compares it

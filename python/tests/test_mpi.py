@@ -199,6 +199,20 @@ def test_send_recv_ring(zc, cesm):
     assert np.abs(got - ref).max() <= rel * (1 + 1e-12)
 
 
+def test_info_is_the_topology_and_agreed(zc):
+    info = zc.info
+    # MPI_COMM_TYPE_SHARED: these ranks share one host here, or run one per host.
+    host = WORLD.Split_type(MPI.COMM_TYPE_SHARED)
+    assert info["node_size"] == host.Get_size() and info["node_rank"] == host.Get_rank()
+    host.Free()
+    assert 1 <= info["nodes"] <= P and info["codec_threads"] >= 1 and info["model_threads"] >= 1
+    assert info["intra_bytes_per_s"] > 0 or info["nodes"] == P
+    agreed = ("nodes", "max_node_size", "rails", "model_threads", "intra_latency_s", "intra_bytes_per_s",
+              "inter_latency_s", "inter_bytes_per_s")
+    everyone = WORLD.allgather(tuple(info[k] for k in agreed))
+    assert all(e == everyone[0] for e in everyone)
+
+
 def test_argument_errors(zc):
     with pytest.raises(TypeError, match="mpi4py communicator"):
         zcoll.Comm(object())

@@ -43,6 +43,14 @@ class Stats(ctypes.Structure):
                 ("ratio_predicted", c_double), ("t_model", c_double), ("t_setup", c_double)]
 
 
+class CommInfo(ctypes.Structure):
+    _fields_ = [("nodes", c_int), ("node", c_int), ("node_rank", c_int), ("node_size", c_int),
+                ("max_node_size", c_int), ("rails", c_int), ("codec_threads", c_int),
+                ("model_threads", c_int), ("intra_latency_s", c_double),
+                ("intra_bytes_per_s", c_double), ("inter_latency_s", c_double),
+                ("inter_bytes_per_s", c_double)]
+
+
 class ZcollError(RuntimeError):
     """A zcoll C call failed; .code is the ZCOLL_ERR_* value."""
 
@@ -144,6 +152,7 @@ def mpi_lib():
         ("zcoll_comm_free", c_int, [POINTER(c_void_p)]),
         ("zcoll_last_stats", c_int, [c_void_p, POINTER(Stats)]),
         ("zcoll_comm_warm_start", c_int, [c_void_p, POINTER(c_int)]),
+        ("zcoll_comm_get_info", c_int, [c_void_p, POINTER(CommInfo)]),
     ]:
         _declare(zl, _n, _r, *_a)
     for _n, _a in [
@@ -160,10 +169,10 @@ def mpi_lib():
     ]:
         _declare(lib, _n, c_int, *_a)
     _declare(lib, "zcollpy_in_place", c_void_p)
-    _declare(lib, "zcollpy_struct_sizes", None, POINTER(c_size_t * 3))
-    sizes = (c_size_t * 3)()
+    _declare(lib, "zcollpy_struct_sizes", None, POINTER(c_size_t * 4))
+    sizes = (c_size_t * 4)()
     lib.zcollpy_struct_sizes(ctypes.byref(sizes))
-    mine = (ctypes.sizeof(CodecParams), ctypes.sizeof(Config), ctypes.sizeof(Stats))
+    mine = (ctypes.sizeof(CodecParams), ctypes.sizeof(Config), ctypes.sizeof(Stats), ctypes.sizeof(CommInfo))
     if tuple(sizes) != mine:
         raise ImportError(f"zcoll's C structs ({tuple(sizes)} bytes) do not match the Python "
                           f"mirrors ({mine}): the package and its libraries are out of step; reinstall it")

@@ -199,6 +199,16 @@ class Comm:
         return bool(warm.value)
 
     @property
+    def info(self):
+        """What zcoll found for this communicator, as this rank sees it (zcoll_comm_get_info):
+        nodes, node, node_rank, node_size, max_node_size, rails, codec_threads,
+        model_threads, and the links AUTO's model starts from (latency in s, bandwidth in
+        bytes/s, inside a node and between nodes)."""
+        st = _lib.CommInfo()
+        self._call("zcoll.Comm.info", self._zl.zcoll_comm_get_info, self._handle(), ctypes.byref(st))
+        return {name: getattr(st, name) for name, _ in _lib.CommInfo._fields_}
+
+    @property
     def last_stats(self):
         """What the last collective (or Send) did on this rank: compressed, algorithm,
         eb_abs, raw_bytes, wire_bytes, ratio, and the seconds spent."""

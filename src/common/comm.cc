@@ -336,6 +336,26 @@ int zcoll_comm_warm_start(zcoll_comm c, int* warm) {
   return ZCOLL_SUCCESS;
 }
 
+int zcoll_comm_get_info(zcoll_comm c, zcoll_comm_info* info) {
+  if (!c || !info) return ZCOLL_ERR_ARG;
+  const zcoll::Topology& t = c->topo;
+  const zcoll::coll::ModelState& s = *c->model;
+  *info = zcoll_comm_info{};
+  info->nodes = t.nodes;
+  info->node = t.node;
+  info->node_rank = t.node_rank;
+  info->node_size = t.node_size;
+  info->max_node_size = t.max_node_size;
+  info->rails = t.rails;
+  info->codec_threads = c->cfg.codec.threads;
+  info->model_threads = s.codec_threads;
+  info->intra_latency_s = s.intra.alpha;
+  info->intra_bytes_per_s = s.intra.beta > 0 ? 1 / s.intra.beta : 0;
+  info->inter_latency_s = s.inter.alpha;
+  info->inter_bytes_per_s = s.inter.beta > 0 ? 1 / s.inter.beta : 0;
+  return ZCOLL_SUCCESS;
+}
+
 int zcoll_last_stats(zcoll_comm c, zcoll_stats* stats) {
   if (!c || !stats) return ZCOLL_ERR_ARG;
   *stats = c->published();

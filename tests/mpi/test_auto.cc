@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,24 @@ bool same_decision(zcoll_comm zc, const char* what) {
          lo[0], hi[0], lo[1], hi[1]);
   EXPECT(st.t_total > 0, "%s: no measured time", what);
   return st.compressed != 0;
+}
+
+// zcoll_comm_get_info: its agreed fields the same on every rank; returns this rank's.
+zcoll_comm_info agreed_info(zcoll_comm zc) {
+  zcoll_comm_info in;
+  EXPECT_RC(zcoll_comm_get_info(nullptr, &in), ZCOLL_ERR_ARG);
+  EXPECT_RC(zcoll_comm_get_info(zc, nullptr), ZCOLL_ERR_ARG);
+  std::memset(&in, 0xff, sizeof in);
+  EXPECT_RC(zcoll_comm_get_info(zc, &in), ZCOLL_SUCCESS);
+  double mine[8] = {double(in.nodes), double(in.max_node_size), double(in.rails), double(in.model_threads),
+                    in.intra_latency_s, in.intra_bytes_per_s, in.inter_latency_s, in.inter_bytes_per_s};
+  double lo[8], hi[8];
+  MPI_Allreduce(mine, lo, 8, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, hi, 8, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i < 8; ++i) EXPECT(lo[i] == hi[i], "zcoll_comm_get_info: agreed field %d differs (%g..%g)", i, lo[i], hi[i]);
+  EXPECT(in.intra_bytes_per_s > 0 && in.intra_latency_s >= 0, "zcoll_comm_get_info: intra-node link %g B/s, %g s",
+         in.intra_bytes_per_s, in.intra_latency_s);
+  return in;
 }
 
 double eb_abs(zcoll_comm zc) {
@@ -280,6 +299,10 @@ void adversarial() {
     Ctx c("slow link given on rank %d only", who);
     zcoll_comm zc = make_comm("0.1", g_rank == who);
     if (!zc) return;
+    // The worst of every rank's figures: 0.1 Gbit/s on every rank.
+    const zcoll_comm_info info = agreed_info(zc);
+    EXPECT(std::fabs(info.intra_bytes_per_s - 0.1e9 / 8) <= 1e-6 * 0.1e9 / 8,
+           "zcoll_comm_get_info: intra-node link %g B/s, given 0.1 Gbit/s on rank %d", info.intra_bytes_per_s, who);
     Tally compressed;
     // Ratios that differ wildly: one rank's data is constant.
     std::vector<float> in = slice(kN, g_rank);
@@ -322,6 +345,9 @@ void perrank() {
     Ctx c("codec threads 1 on rank 0, 16 on the others; node link %s Gbit/s", gbps);
     zcoll_comm zc = make_comm(gbps, true, g_rank == 0 ? 1 : 16, 1024);
     if (!zc) return;
+    const zcoll_comm_info info = agreed_info(zc);
+    EXPECT(info.codec_threads == (g_rank == 0 ? 1 : 16) && info.model_threads == 1,
+           "zcoll_comm_get_info: codec threads %d, the model's %d", info.codec_threads, info.model_threads);
     Tally compressed;
     for (int rep = 0; rep < 3; ++rep) round_of_collectives(zc, in, "real data", &compressed);
     zcoll_comm_free(&zc);
@@ -334,6 +360,13 @@ void perrank() {
     Ctx c("nodes of 2, 1%s ranks; network link %s Gbit/s", g_size > 3 ? ", 1..." : "", gbps);
     zcoll_comm zc = make_node_comm(std::max(g_rank, 1), gbps);
     if (!zc) return;
+    const zcoll_comm_info info = agreed_info(zc);
+    EXPECT(info.nodes == g_size - 1 && info.max_node_size == 2 && info.rails == 1 && info.node == std::max(g_rank - 1, 0) &&
+               info.node_size == (g_rank < 2 ? 2 : 1) && info.node_rank == (g_rank == 1 ? 1 : 0),
+           "zcoll_comm_get_info: nodes %d (largest %d, rails %d), node %d of %d ranks, node rank %d", info.nodes,
+           info.max_node_size, info.rails, info.node, info.node_size, info.node_rank);
+    EXPECT(std::fabs(info.inter_bytes_per_s - std::atof(gbps) * 1e9 / 8) <= 1e-6 * info.inter_bytes_per_s,
+           "zcoll_comm_get_info: network link %g B/s, given %s Gbit/s", info.inter_bytes_per_s, gbps);
     Tally compressed;
     for (int rep = 0; rep < 3; ++rep) round_of_collectives(zc, in, "real data", &compressed);
     zcoll_comm_free(&zc);

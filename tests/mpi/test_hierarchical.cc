@@ -184,6 +184,27 @@ void agree_flush() {
   g_agree.clear();
 }
 
+// The nodes zcoll_comm_get_info reports: the layout's.
+void check_info(zcoll_comm zc, const Layout& L) {
+  zcoll_comm_info in{};
+  EXPECT_RC(zcoll_comm_get_info(zc, &in), ZCOLL_SUCCESS);
+  const int me = L.node_of[static_cast<size_t>(g_rank)];
+  std::vector<int> size(static_cast<size_t>(L.nodes), 0);
+  int node_rank = 0;
+  for (int r = 0; r < g_size; ++r) {
+    ++size[static_cast<size_t>(L.node_of[static_cast<size_t>(r)])];
+    node_rank += r < g_rank && L.node_of[static_cast<size_t>(r)] == me;
+  }
+  const int largest = *std::max_element(size.begin(), size.end());
+  const int rails = L.node_aware ? *std::min_element(size.begin(), size.end()) : 0;
+  EXPECT(in.nodes == L.nodes && in.node == me && in.node_rank == node_rank &&
+             in.node_size == size[static_cast<size_t>(me)] && in.max_node_size == largest && in.rails == rails,
+         "zcoll_comm_get_info: nodes %d, node %d, node rank %d, node size %d, largest %d, rails %d; the layout's: "
+         "%d, %d, %d, %d, %d, %d",
+         in.nodes, in.node, in.node_rank, in.node_size, in.max_node_size, in.rails, L.nodes, me, node_rank,
+         size[static_cast<size_t>(me)], largest, rails);
+}
+
 // What ran and the bound it reports. flat: the algorithms the flat fallback may run.
 // The plain baseline: nothing compressed, its own name on the node-aware path; 0.
 double check_stats(zcoll_comm zc, const Layout& L, const Cfg& c, std::initializer_list<int> flat,
@@ -506,6 +527,7 @@ void run_layout(const Layout& L, bool thorough) {
            c.plain ? " PLAIN_HIERARCHICAL" : "", c.env ? " (environment)" : "");
     zcoll_comm zc = make_comm(L, c);
     if (!zc) return;
+    if (variant == 0) check_info(zc, L);
     const bool full = variant == 0 && L.node_aware && thorough;
     const std::vector<size_t> counts = full ? std::vector<size_t>{0, 1, 4099, 20011} : std::vector<size_t>{9001};
     for (size_t k = 0; k < counts.size(); ++k)
