@@ -55,8 +55,9 @@
 // for --algo mpi) the units are 0: the output must be plain MPI's. Otherwise, data-movement
 // ops: 1; reductions on p ranks: zcoll.h's worst case for the path asked for, in units of the
 // per-input bound: SUM on the homomorphic path (zcoll, zcoll-homomorphic, ring,
-// recursive-doubling, hierarchical (nodes <= p) and the algorithms the reductions do not have): p (p - 1 for
-// reduce_scatter), MIN/MAX there: 1;
+// recursive-doubling, and the algorithms the reductions do not have): p (p - 1 for
+// reduce_scatter), MIN/MAX there: 1; where the result checked (the last call's) came from
+// the node-aware schedule, the same with the nodes zcoll_comm_get_info reports for p;
 // zcoll-doc and cprp2p: p - 1 for reduce_scatter, p for allreduce and reduce, except cprp2p
 // allreduce: 2p - 2 (its allgather recompresses at every hop). The reductions add an
 // allowance for the element type's rounding (u = 2^-24 for f32, 2^-53 for f64), the largest
@@ -389,6 +390,7 @@ struct Result {
   double t_setup = 0;  // before the data moved: range pass, sample, agreement (zcoll_stats.t_setup)
   double raw_bytes = 0, wire_bytes = 0, max_abs_err = 0, max_err_over_eb = 0, psnr_db = INFINITY, nrmse = 0;
   double err_p95_over_eb = 0, mean_err = 0, mpi_max_abs_err = 0, bound_abs = 0, bound_over_eb = 0;
+  int quantizing_ranks = 0;  // the bound's p: the ranks, or the nodes where the last call was node-aware
   double t_compress = 0, t_comm = 0, t_decompress = 0, t_reduce = 0, bad_specials = 0;
   std::vector<double> times, times_mpi;
   std::vector<int> paths;  // the zcoll_algorithm each call ran (warm-up calls first): AUTO's learning shows
@@ -669,7 +671,7 @@ void record_errors(Op op, RedOp rop, const Algo& algo, const std::vector<T>& fie
   res->nrmse = zsupport::nrmse(s.range, s.rmse);
   res->psnr_db = zsupport::psnr_db(s.range, s.rmse);
   const double units =
-      red ? reduction_bound_units(op, rop, algo, g_size, res->compressed) : (res->compressed ? 1 : 0);
+      red ? reduction_bound_units(op, rop, algo, res->quantizing_ranks, res->compressed) : (res->compressed ? 1 : 0);
   res->bound_abs = units * eb_unit + s.max_allow;
   res->bound_over_eb = over_eb(res->bound_abs);
 }
@@ -759,6 +761,9 @@ void run(const std::vector<Opts>& group, bool interleave, Op op, const std::vect
         zcoll_stats st{};
         zcoll_last_stats(c.zc, &st);
         record_stats(st, o.root, &r);
+        zcoll_comm_info info{};
+        zcoll_comm_get_info(c.zc, &info);
+        r.quantizing_ranks = st.algorithm == ZCOLL_ALGO_HIERARCHICAL ? info.nodes : g_size;
       } else {
         r.eb_abs = eb_expected;
         if (c.algo.algorithm == kPlainRing) r.algo_ran = "plainring";
