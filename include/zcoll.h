@@ -486,7 +486,9 @@ typedef struct zcoll_comm_info {
   int max_node_size;    /* ranks of the largest node (agreed) */
   int rails;            /* the node-aware collectives' rails: the smallest node's ranks where
                            there are several nodes, some of several ranks; else 0 (agreed) */
-  int codec_threads;    /* this rank's codec threads (config.codec.threads, 0 resolved) */
+  int codec_threads;    /* this rank's codec threads (config.codec.threads; 0 and the
+                           automatic count resolved: OpenMP's default, or the rank's share
+                           of its host's cores) */
   int model_threads;    /* the fewest codec threads a piece gets on any rank: what AUTO's
                            model divides the one-thread codec cost by (agreed) */
   double intra_latency_s, intra_bytes_per_s; /* between ranks of one node (agreed: the

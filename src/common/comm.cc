@@ -347,7 +347,7 @@ int zcoll_comm_get_info(zcoll_comm c, zcoll_comm_info* info) {
   info->node_size = t.node_size;
   info->max_node_size = t.max_node_size;
   info->rails = t.rails;
-  info->codec_threads = c->cfg.codec.threads;
+  info->codec_threads = zcoll::codec::thread_count(c->cfg.codec.threads, SIZE_MAX);  // 0: OpenMP's
   info->model_threads = s.codec_threads;
   info->intra_latency_s = s.intra.alpha;
   info->intra_bytes_per_s = s.intra.beta > 0 ? 1 / s.intra.beta : 0;

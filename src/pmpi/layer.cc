@@ -49,6 +49,9 @@ struct Layer {
   std::deque<zcoll_config> configs;
   uint64_t next_seq = 0;
   int created = 0, started_warm = 0;  // zcoll communicators made, and those AUTO's warm start began
+  // What the first zcoll communicator found (zcoll_comm_get_info), for the report; its ranks.
+  zcoll_comm_info first_info{};
+  int first_ranks = 0;
   MPI_Datatype aliases[4][2] = {};  // {Fortran type, C float type of the same size}
   // An opted-in communicator carries its configuration as this attribute, which MPI copies
   // to its duplicates (MPI_Comm_dup, _dup_with_info, _idup): how the result of a
@@ -164,7 +167,12 @@ void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
   if (l.keyval != MPI_KEYVAL_INVALID) PMPI_Comm_set_attr(comm, l.keyval, const_cast<zcoll_config*>(kept));
   int warm = 0;
   zcoll_comm_warm_start(zc, &warm);
+  zcoll_comm_info info{};
+  zcoll_comm_get_info(zc, &info);
+  int ranks = 0;
+  PMPI_Comm_size(comm, &ranks);
   std::lock_guard<std::mutex> lock(l.mu);
+  if (l.created == 0) l.first_info = info, l.first_ranks = ranks;
   ++l.created;
   l.started_warm += warm;
   entry.mapped() = Opted{zc, l.next_seq++, cfg};
@@ -264,6 +272,22 @@ void print_report(const std::string& where) {
                "modelled: calls zcoll's cost model decided (AUTO, ZCOLL_DECIDE=model, at or above min_bytes);\n"
                "modelled_s: their time; pred_plain_s: the model's prediction of plain MPI's time for them\n"
                "(summed over ranks, like time_s).\n");
+  {
+    // Rank 0's view of the first communicator zcoll served (usually MPI_COMM_WORLD): whether
+    // the nodes are the ones the job was placed on, and the links AUTO's model started from.
+    Layer& l = layer();
+    std::lock_guard<std::mutex> lock(l.mu);
+    const zcoll_comm_info& i = l.first_info;
+    auto gbps = [](double bytes_per_s) { return bytes_per_s * 8 / 1e9; };
+    if (l.created > 0)
+      std::fprintf(out,
+                   "first zcoll communicator: %d ranks on %d node(s) (the largest of %d ranks; %d rails); links: "
+                   "inside a node %.3g Gbit/s, %.3g us, between nodes %.3g Gbit/s, %.3g us (0: not measured); "
+                   "codec threads %d (the model's %d)\n",
+                   l.first_ranks, i.nodes, i.max_node_size, i.rails, gbps(i.intra_bytes_per_s),
+                   i.intra_latency_s * 1e6, gbps(i.inter_bytes_per_s), i.inter_latency_s * 1e6, i.codec_threads,
+                   i.model_threads);
+  }
   if (const char* file = std::getenv("ZCOLL_TUNING_FILE"); file && *file) {
     Layer& l = layer();
     std::lock_guard<std::mutex> lock(l.mu);

@@ -197,6 +197,8 @@ void check_info(zcoll_comm zc, const Layout& L) {
   }
   const int largest = *std::max_element(size.begin(), size.end());
   const int rails = L.node_aware ? *std::min_element(size.begin(), size.end()) : 0;
+  EXPECT(in.codec_threads >= 1 && in.model_threads >= 1, "zcoll_comm_get_info: codec threads %d, the model's %d",
+         in.codec_threads, in.model_threads);
   EXPECT(in.nodes == L.nodes && in.node == me && in.node_rank == node_rank &&
              in.node_size == size[static_cast<size_t>(me)] && in.max_node_size == largest && in.rails == rails,
          "zcoll_comm_get_info: nodes %d, node %d, node rank %d, node size %d, largest %d, rails %d; the layout's: "

@@ -13,7 +13,8 @@
 #          result must be within its allowance (the program's exit status) and the report
 #          must show every intercepted collective compressed. Then twice with AUTO deciding
 #          and --tuning-file: the file written at MPI_Finalize, no communicator of the first
-#          run and some of the second started warm (the report says), both within the bound.
+#          run and some of the second started warm (the report says), both within the bound;
+#          the report gives the first communicator's nodes and the link figures given.
 # fortran: fortran_allreduce, plain and compressed: within the bound, and the report shows
 #          MPI_ALLREDUCE, MPI_REDUCE, MPI_BCAST, MPI_REDUCE_SCATTER_BLOCK, MPI_ALLGATHER and
 #          MPI_ALLTOALL compressed.
@@ -112,6 +113,9 @@ case "$mode" in
       same "tuned$pass" "exact|error"
       [ "$(head -c 8 "$tmp/tuning.bin" 2>/dev/null)" = zcollTUN ] || fail "tuned$pass: no tuning file written"
       grep "^warm start:" "$tmp/tuned$pass.report" || fail "tuned$pass: the report has no warm-start line"
+      # The first communicator's links, as given (one host: one node).
+      grep -E "^first zcoll communicator: $np ranks on 1 node\(s\).* inside a node 20 Gbit/s.* between nodes 1 Gbit/s" \
+        "$tmp/tuned$pass.report" || fail "tuned$pass: the report does not give the first communicator's nodes and links"
     done
     grep -q "^warm start: 0 of" "$tmp/tuned1.report" || fail "tuned1: a communicator started warm without a file"
     grep -qE "^warm start: [1-9][0-9]* of" "$tmp/tuned2.report" || fail "tuned2: no communicator started warm"
