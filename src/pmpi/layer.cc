@@ -167,12 +167,11 @@ void opt_in(MPI_Comm comm, const zcoll_config& cfg) {
   if (l.keyval != MPI_KEYVAL_INVALID) PMPI_Comm_set_attr(comm, l.keyval, const_cast<zcoll_config*>(kept));
   int warm = 0;
   zcoll_comm_warm_start(zc, &warm);
-  zcoll_comm_info info{};
-  zcoll_comm_get_info(zc, &info);
-  int ranks = 0;
-  PMPI_Comm_size(comm, &ranks);
   std::lock_guard<std::mutex> lock(l.mu);
-  if (l.created == 0) l.first_info = info, l.first_ranks = ranks;
+  if (l.created == 0) {  // only the first communicator's goes in the report
+    zcoll_comm_get_info(zc, &l.first_info);
+    PMPI_Comm_size(comm, &l.first_ranks);
+  }
   ++l.created;
   l.started_warm += warm;
   entry.mapped() = Opted{zc, l.next_seq++, cfg};
